@@ -1,0 +1,57 @@
+/**
+ * `npm run load -- <bundleDir> [--force]`: loads a bundle (or a `latest/` publish pointer)
+ * into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1 when the
+ * bundle is refused (with `file:line` and the reason), 2 on a usage error.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { createClient } from '../src/search/client.ts';
+import { provideElasticsearch } from '../scripts/elasticsearch.ts';
+import { LoadError } from './errors.ts';
+import { loadBundle } from './load-bundle.ts';
+import { createProgress } from './progress.ts';
+import { formatSummary } from './summary.ts';
+
+const USAGE = 'usage: npm run load -- <bundleDir> [--force]';
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const [dir, ...extra] = parsed.positionals;
+  if (!dir || extra.length) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const write = (line: string) => console.error(line);
+  const { url } = await provideElasticsearch(config, write);
+  const client = createClient(url, 120_000);
+  try {
+    const summary = await loadBundle(dir, {
+      client,
+      prefix: config.indexPrefix,
+      dataDir: config.dataDir,
+      cycleStarts: config.cycleStarts,
+      currentCycle: config.currentCycle,
+      force: parsed.values.force,
+      progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
+    });
+    console.log(formatSummary(summary));
+    return 0;
+  } catch (error) {
+    if (error instanceof LoadError) {
+      console.error(`load refused: ${error.message}\nthe live generation is unchanged`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+process.exitCode = await main();

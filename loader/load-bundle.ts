@@ -1,0 +1,191 @@
+/**
+ * Loads a bundle as a new generation and makes it live.
+ *
+ * Order: open and check the manifest → skip if this bundle is already live (unless forced)
+ * → create the generation's indices → stream every JSONL file into its index, checking
+ * hashes and counts → check the small JSON documents → refresh and prove each index holds
+ * one document per distinct id → keep an immutable copy of the files → write the generation
+ * document → move all aliases in one call → drop generations older than the previous one.
+ * Any failure removes what this load built; the live generation is never touched before
+ * the swap.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Client } from '@elastic/elasticsearch';
+import type { CycleStart } from '../src/config.ts';
+import { INDICES, OPS_DOCUMENTS } from '../src/indices/all.ts';
+import type { LoadContext } from '../src/indices/description.ts';
+import { type GenerationDoc, type GenerationFile, META_INDEX, indexName, newGenerationId } from '../src/indices/generation.ts';
+import { toInstant } from '../src/indices/instant.ts';
+import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
+import { LoadError } from './errors.ts';
+import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
+import { createGenerationIndices, deleteGeneration, dropGenerations, finishGenerationIndices, liveGeneration, swapAliases } from './generations.ts';
+import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
+import { type Progress, silentProgress } from './progress.ts';
+import { readLines } from './read-lines.ts';
+
+/** Files a bundle cannot be served without. */
+const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
+
+export interface LoadOptions {
+  client: Client;
+  prefix: string;
+  dataDir: string;
+  cycleStarts: readonly CycleStart[];
+  /** Overrides the generation's current cycle (else manifest `cycles`, else the data). */
+  currentCycle?: number;
+  /** Load even when this bundle is already live. */
+  force?: boolean;
+  /** Replicas once loaded (0 on a single node). */
+  replicas?: number;
+  progress?: Progress;
+  flushBytes?: number;
+  concurrency?: number;
+}
+
+export interface LoadSummary {
+  status: 'loaded' | 'unchanged';
+  generation: string;
+  bundleId: string;
+  files: FileLoadResult[];
+  counts: Record<string, number>;
+  rows: number;
+  seconds: number;
+  /** Generations deleted after the swap. */
+  dropped: string[];
+}
+
+/** Reads a small JSON document whole (catalog, ops), checking it against the manifest. */
+async function readDocument(file: BundleFile): Promise<Record<string, unknown>> {
+  const stream = readLines(file.location, file.gzip);
+  const parts: string[] = [];
+  for await (const { text } of stream.lines) parts.push(text);
+  checkIntegrity(file, { ...stream.integrity(), rowCount: file.sizeBytes > 0 ? 1 : 0 });
+  try {
+    const doc = JSON.parse(parts.join('\n'));
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a JSON object');
+    return doc;
+  } catch (error) {
+    throw new LoadError(`invalid JSON document (${(error as Error).message})`, { file: file.path });
+  }
+}
+
+/** Drains a file nobody indexes, so its hash and count are still checked. */
+async function verifyOnly(file: BundleFile): Promise<void> {
+  const stream = readLines(file.location, file.gzip);
+  for await (const _ of stream.lines);
+  checkIntegrity(file, stream.integrity());
+}
+
+function fileFor(bundle: Bundle, names: readonly string[], extension: string): BundleFile | undefined {
+  for (const name of names) {
+    const file = bundle.files.get(`${name}${extension}`);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+export async function loadBundle(dir: string, options: LoadOptions): Promise<LoadSummary> {
+  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, progress = silentProgress } = options;
+  const started = performance.now();
+  const bundle = await openBundle(dir);
+  for (const name of REQUIRED_FILES) {
+    if (!bundle.files.has(name)) throw new LoadError('required file is not listed in the manifest', { file: name });
+  }
+  const live = await liveGeneration(client, prefix);
+  if (live && live.manifestSha256 === bundle.manifestSha256 && !force) {
+    progress.log(`bundle ${bundle.bundleId.slice(0, 12)} is already live as generation ${live.generation}; nothing to do (--force reloads)`);
+    return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], counts: live.counts, rows: 0, seconds: 0, dropped: [] };
+  }
+
+  const generation = newGenerationId(bundle.manifestSha256);
+  const exportDir = exportDirOf(dataDir, prefix, generation);
+  progress.log(`loading ${bundle.dir} as generation ${generation}`);
+  const warnings: string[] = [];
+  const used = new Set<string>();
+  try {
+    await createGenerationIndices(client, prefix, generation);
+    const context: LoadContext = { cycleStarts, npcKillmails: new Set() };
+    const results: FileLoadResult[] = [];
+    for (const description of INDICES) {
+      const file = fileFor(bundle, description.files, '.jsonl');
+      if (!file) continue;
+      used.add(file.path);
+      const index = indexName(prefix, description.name, generation);
+      const bar = progress.file(file.path, file.rowCount);
+      const result = await loadJsonlFile({ ...options, file, index, description, context, progress: bar });
+      bar.done(`  ${file.path}: ${result.rows} rows → ${result.created} documents in ${result.seconds.toFixed(1)} s`);
+      results.push(result);
+    }
+
+    const catalog = await readDocument(bundle.files.get('catalog.json')!);
+    used.add('catalog.json');
+    const ops: GenerationDoc['ops'] = {};
+    for (const [key, names] of Object.entries(OPS_DOCUMENTS)) {
+      const file = fileFor(bundle, names, '');
+      if (!file) {
+        warnings.push(`no ${names[0]} in this bundle`);
+        continue;
+      }
+      used.add(file.path);
+      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file);
+    }
+    for (const file of bundle.files.values()) {
+      if (used.has(file.path)) continue;
+      warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
+      await verifyOnly(file);
+    }
+
+    await finishGenerationIndices(client, prefix, generation, replicas);
+    const counts: Record<string, number> = {};
+    for (const description of INDICES) {
+      const index = indexName(prefix, description.name, generation);
+      counts[description.name] = (await client.count({ index })).count;
+      const expected = results.find((r) => r.index === index)?.created ?? 0;
+      if (counts[description.name] !== expected) {
+        throw new LoadError(`${index} holds ${counts[description.name]} documents, expected ${expected} distinct ids`);
+      }
+    }
+
+    await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
+    const manifestCycles = (bundle.manifest.cycles ?? []).filter((c) => Number.isSafeInteger(c));
+    const currentCycle = options.currentCycle ?? (manifestCycles.length ? Math.max(...manifestCycles) : Math.max(0, ...results.map((r) => r.maxCycle)));
+    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, location }) => ({
+      path,
+      storedAs: location.endsWith('.gz') ? `${path}.gz` : path,
+      contentType,
+      sha256,
+      sizeBytes,
+      rowCount,
+    }));
+    const doc: GenerationDoc = {
+      generation,
+      bundleId: bundle.bundleId,
+      manifestSha256: bundle.manifestSha256,
+      generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
+      loadedAt: new Date().toISOString(),
+      currentCycle,
+      exportDir,
+      counts,
+      files,
+      manifest: bundle.manifest,
+      catalog,
+      ops,
+      warnings,
+    };
+    await client.index({ index: indexName(prefix, META_INDEX, generation), id: generation, document: doc, refresh: true });
+
+    await swapAliases(client, prefix, generation);
+    const keep = new Set([generation, ...(live ? [live.generation] : [])]);
+    const dropped = await dropGenerations(client, prefix, keep);
+    for (const old of dropped) await removeExportDir(exportDirOf(dataDir, prefix, old));
+    for (const warning of warnings) progress.log(`warning: ${warning}`);
+    const rows = results.reduce((sum, r) => sum + r.rows, 0);
+    return { status: 'loaded', generation, bundleId: bundle.bundleId, files: results, counts, rows, seconds: (performance.now() - started) / 1000, dropped };
+  } catch (error) {
+    // Nothing of a failed load may stay behind; the live generation was never touched.
+    await deleteGeneration(client, prefix, generation).catch(() => {});
+    await removeExportDir(exportDir).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Load progress: a bar per file on a terminal (cli-progress: rows, rows/s, ETA), plain log
+ * lines elsewhere (CI, Docker, tests), so logs stay readable when nobody watches.
+ */
+import { SingleBar } from 'cli-progress';
+
+export interface FileProgress {
+  increment(): void;
+  done(line: string): void;
+}
+
+export interface Progress {
+  file(name: string, totalRows: number): FileProgress;
+  log(line: string): void;
+}
+
+/** Reports nothing: for callers that only want the summary (tests, benchmarks). */
+export const silentProgress: Progress = {
+  file: () => ({ increment() {}, done() {} }),
+  log() {},
+};
+
+function rate(rows: number, since: number): number {
+  const seconds = (performance.now() - since) / 1000;
+  return seconds > 0 ? Math.round(rows / seconds) : 0;
+}
+
+/** Bars on a TTY, otherwise a line per file and one every `everyMs` while a file loads. */
+export function createProgress(options: { tty: boolean; write: (line: string) => void; everyMs?: number }): Progress {
+  const { tty, write, everyMs = 5000 } = options;
+  return {
+    log: write,
+    file(name, totalRows) {
+      const started = performance.now();
+      let rows = 0;
+      if (tty) {
+        const bar = new SingleBar({
+          format: `  ${name.padEnd(26)} {bar} {value}/{total} rows | {speed} rows/s | ETA {eta_formatted}`,
+          barCompleteChar: '█',
+          barIncompleteChar: '░',
+          hideCursor: true,
+          etaBuffer: 50_000,
+          fps: 5,
+        });
+        bar.start(totalRows, 0, { speed: 0 });
+        return {
+          increment() {
+            rows += 1;
+            if (rows % 500 === 0) bar.update(rows, { speed: rate(rows, started) });
+          },
+          done(line) {
+            bar.update(rows, { speed: rate(rows, started) });
+            bar.stop();
+            write(line);
+          },
+        };
+      }
+      let next = started + everyMs;
+      return {
+        increment() {
+          rows += 1;
+          if (rows % 1000 === 0 && performance.now() >= next) {
+            next = performance.now() + everyMs;
+            write(`  ${name}: ${rows}/${totalRows} rows, ${rate(rows, started)} rows/s`);
+          }
+        },
+        done: write,
+      };
+    },
+  };
+}

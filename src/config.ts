@@ -1,0 +1,126 @@
+/**
+ * Configuration, read once from the environment, validated and frozen.
+ *
+ * Every other module receives a `Config` (or the part it needs) as an argument;
+ * nothing else reads `process.env`. An invalid value fails start-up with a message
+ * naming the variable, never later on a request.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root, so paths work whatever the working directory is. */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** A cycle and the instant it starts; rows that happened before the first start are uncycled. */
+export interface CycleStart {
+  cycle: number;
+  startsAt: string;
+  startsAtMs: number;
+}
+
+export interface Config {
+  /** Elasticsearch to use; when absent the project provisions one (scripts/elasticsearch.ts). */
+  esUrl: string | undefined;
+  /** Heap for a provisioned Elasticsearch, e.g. `1g`. */
+  esHeap: string;
+  /** Per-request Elasticsearch timeout; past it a request answers 504 `timeout`. */
+  esRequestTimeoutMs: number;
+  /** Prefix of every alias and index this project owns, so several instances share a cluster. */
+  indexPrefix: string;
+  /** Bundle served by `npm start` (default: the generated sample). */
+  bundleDir: string | undefined;
+  /** Where generations keep their immutable copy of the bundle files (served by /v1/exports). */
+  dataDir: string;
+  /** Cache for the Elasticsearch distribution, its data and logs. */
+  cacheDir: string;
+  host: string;
+  port: number;
+  /** `meta.registry` of every response. */
+  registryName: string;
+  defaultEnvironment: string;
+  /** Overrides the current cycle of every generation (else manifest `cycles`, else data). */
+  currentCycle: number | undefined;
+  /** Cycle boundaries used to derive the cycle of killmails, events and chain objects. */
+  cycleStarts: readonly CycleStart[];
+  /** Prefix of the gauges on /metrics (`blackrelay_api` makes the reference explorer work). */
+  metricsPrefix: string;
+  logLevel: LogLevel;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DEFAULT_CYCLE_STARTS = '5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function int(env: Env, name: string, fallback: number | undefined, min: number, max: number): number | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** Parses `5=2026-03-11T09:00:00Z,6=...` into boundaries sorted by start. */
+export function parseCycleStarts(raw: string): CycleStart[] {
+  const starts = raw.split(',').map((part) => {
+    const match = /^\s*(\d+)\s*=\s*(\S+)\s*$/.exec(part);
+    const startsAtMs = match ? Date.parse(match[2]!) : NaN;
+    if (!match || Number(match[1]) < 1 || Number.isNaN(startsAtMs)) {
+      throw new ConfigError(`CYCLE_STARTS must look like "5=2026-03-11T09:00:00Z,6=...", got "${raw}"`);
+    }
+    return { cycle: Number(match[1]), startsAt: match[2]!, startsAtMs };
+  });
+  return starts.sort((a, b) => a.startsAtMs - b.startsAtMs);
+}
+
+/** Reads and validates the environment. Call once, at start-up. */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const indexPrefix = str(env, 'INDEX_PREFIX', 'registry');
+  if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(indexPrefix)) {
+    throw new ConfigError(`INDEX_PREFIX must be lowercase letters, digits, "-" or "_", got "${indexPrefix}"`);
+  }
+  const metricsPrefix = str(env, 'METRICS_PREFIX', 'registry_api');
+  if (!/^[a-z_][a-z_]*$/.test(metricsPrefix)) {
+    throw new ConfigError(`METRICS_PREFIX must be lowercase letters and "_", got "${metricsPrefix}"`);
+  }
+  const cacheDir = path.resolve(PROJECT_ROOT, str(env, 'CACHE_DIR', '.cache'));
+  const bundleDir = optional(env, 'BUNDLE_DIR');
+  return Object.freeze({
+    esUrl: optional(env, 'ES_URL'),
+    esHeap: str(env, 'ES_HEAP', '1g'),
+    esRequestTimeoutMs: int(env, 'ES_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000)!,
+    indexPrefix,
+    bundleDir: bundleDir ? path.resolve(bundleDir) : undefined,
+    dataDir: path.resolve(PROJECT_ROOT, str(env, 'DATA_DIR', path.join(cacheDir, 'data'))),
+    cacheDir,
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65535)!,
+    registryName: str(env, 'REGISTRY_NAME', 'blackrelay-api'),
+    defaultEnvironment: str(env, 'DEFAULT_ENVIRONMENT', 'stillness'),
+    currentCycle: int(env, 'CURRENT_CYCLE', undefined, 1, 1_000_000),
+    cycleStarts: Object.freeze(parseCycleStarts(str(env, 'CYCLE_STARTS', DEFAULT_CYCLE_STARTS))),
+    metricsPrefix,
+    logLevel,
+  });
+}

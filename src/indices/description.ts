@@ -1,0 +1,87 @@
+/**
+ * The shape of an index description: the one place that says, for each index, which bundle
+ * file feeds it, its mapping, how a row becomes a document (id and indexed fields), and the
+ * order its lists are read in. The loader writes with it; the gateway reads with it.
+ *
+ * Every document keeps the exported row verbatim under `row` (an object Elasticsearch stores
+ * but does not index), and carries the indexed fields beside it. Rows never fail a load
+ * because a field changed type, and unknown fields survive without being mapped.
+ */
+import type { CycleStart } from '../config.ts';
+
+/** A row as parsed from a JSONL line. */
+export type Row = Record<string, unknown>;
+
+/** What documents of one load share (filled in load order, see `observe`). */
+export interface LoadContext {
+  cycleStarts: readonly CycleStart[];
+  /** Killmail ids whose killer is an enemy through a sourced `killer` relation. */
+  npcKillmails: Set<string>;
+}
+
+/** An index mapping file: settings and mappings as sent to `indices.create`. */
+export interface MappingFile {
+  settings: Record<string, unknown>;
+  mappings: { dynamic: 'strict'; properties: Record<string, unknown> };
+}
+
+/** One sort clause; `format` makes `date_nanos` sort values strings (exact in JSON). */
+export interface SortField<Doc> {
+  field: (keyof Doc & string) | '_score';
+  order: 'asc' | 'desc';
+}
+
+/** A row that cannot become a document; the loader adds `file:line`. */
+export class RowError extends Error {
+  override name = 'RowError';
+}
+
+export interface IndexDescription<Doc extends { id: string } = { id: string } & Record<string, unknown>> {
+  /** Short name: alias suffix, index name part, metric label. */
+  readonly name: string;
+  /** Bundle file stems that feed it (`entities` → entities.jsonl or entities.jsonl.gz); the first is canonical. */
+  readonly files: readonly string[];
+  readonly mapping: MappingFile;
+  /** Fields the registry verifier requires on every row (missing, null, blank or empty fails). */
+  readonly requiredFields: readonly string[];
+  /** Order of this index's lists; the last field is unique, so keyset paging is total. */
+  readonly sort: readonly SortField<Doc>[];
+  /** Builds the document of a row; throws RowError when the row cannot be indexed. */
+  toDocument(row: Row, context: LoadContext): Doc;
+  /** Called with each document after it is built, to collect what later files need. */
+  observe?(doc: Doc, context: LoadContext): void;
+}
+
+/** Elasticsearch refuses `_id`s over 512 bytes; longer ids are hashed for `_id` only. */
+export const MAX_ID_BYTES = 512;
+
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+export function required(row: Row, field: string): string {
+  const value = str(row[field]);
+  if (value === undefined) throw new RowError(`missing required field "${field}"`);
+  return value;
+}
+
+/** Sort keys are kept short: a name of thousands of characters still sorts by its start. */
+export function sortLabel(...candidates: unknown[]): string {
+  for (const candidate of candidates) {
+    const value = str(candidate);
+    if (value !== undefined) return value.slice(0, 256);
+  }
+  return '';
+}
+
+/** The id and slug split into parts, so a search for `2112456789` finds `character:stillness:2112456789`. */
+export function idTokens(...ids: unknown[]): string[] {
+  const tokens = new Set<string>();
+  for (const id of ids) {
+    const value = str(id);
+    if (value === undefined) continue;
+    tokens.add(value);
+    for (const part of value.split(/[:\-_/\s]+/)) if (part) tokens.add(part);
+  }
+  return [...tokens].map((t) => t.slice(0, 512));
+}

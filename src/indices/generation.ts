@@ -1,0 +1,68 @@
+/**
+ * Generations: every load builds a full new set of indices, `<prefix>-<index>-<generation>`,
+ * and a generation document in `<prefix>-meta-<generation>`. Aliases `<prefix>-<index>` and
+ * `<prefix>-meta` point at the live generation and move together in one `updateAliases` call.
+ */
+import mapping from '../../mappings/meta.json' with { type: 'json' };
+import type { MappingFile } from './description.ts';
+import type { OpsDocumentName } from './all.ts';
+
+export const META_INDEX = 'meta';
+export const META_MAPPING = mapping as MappingFile;
+
+/** Generation ids sort by load time: `<yyyymmddhhmmssSSS>-<first 8 hex of the manifest sha256>`. */
+export const GENERATION_PATTERN = /^\d{17}-[0-9a-f]{8}$/;
+
+export function newGenerationId(manifestSha256: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/\D/g, '').slice(0, 17);
+  return `${stamp}-${manifestSha256.slice(0, 8)}`;
+}
+
+export function aliasName(prefix: string, index: string): string {
+  return `${prefix}-${index}`;
+}
+
+export function indexName(prefix: string, index: string, generation: string): string {
+  return `${prefix}-${index}-${generation}`;
+}
+
+/** Splits a concrete index name of this prefix into index and generation, if it is one. */
+export function parseIndexName(prefix: string, name: string): { index: string; generation: string } | undefined {
+  if (!name.startsWith(`${prefix}-`)) return undefined;
+  const rest = name.slice(prefix.length + 1);
+  const at = rest.length - 27; // "-" + 17 digits + "-" + 8 hex
+  const generation = rest.slice(at + 1);
+  if (at < 1 || rest[at] !== '-' || !GENERATION_PATTERN.test(generation)) return undefined;
+  return { index: rest.slice(0, at), generation };
+}
+
+/** One bundle file as the generation stored it. */
+export interface GenerationFile {
+  path: string;
+  /** The name it is stored under (`x.jsonl.gz` when only the gzip twin was published). */
+  storedAs: string;
+  contentType: string;
+  sha256: string;
+  sizeBytes: number;
+  rowCount: number;
+}
+
+/** The generation document: what was loaded, from which bundle, and the bundle's own documents. */
+export interface GenerationDoc {
+  generation: string;
+  bundleId: string;
+  manifestSha256: string;
+  generatedAt?: string;
+  loadedAt: string;
+  /** The cycle that `cycles=current` and the default scope mean for this generation. */
+  currentCycle: number;
+  /** Immutable copy of the bundle's files, served by /v1/exports. */
+  exportDir: string;
+  /** Documents per index after the load. */
+  counts: Record<string, number>;
+  files: GenerationFile[];
+  manifest: Record<string, unknown>;
+  catalog: Record<string, unknown>;
+  ops: Partial<Record<OpsDocumentName, unknown>>;
+  warnings: string[];
+}

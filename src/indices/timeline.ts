@@ -1,0 +1,152 @@
+/**
+ * Time-ordered indices: events, killmails and chain objects. Lists read them newest first
+ * (instant, then id, both descending); events and killmails are index-sorted that way.
+ *
+ * Cycles: killmails carry none and always get the cycle of `occurredAt`; events keep a
+ * declared cycle, else get the cycle of `occurredAt`; chain objects get that of `observedAt`.
+ */
+import chainObjectsMapping from '../../mappings/chain_objects.json' with { type: 'json' };
+import eventsMapping from '../../mappings/events.json' with { type: 'json' };
+import killmailsMapping from '../../mappings/killmails.json' with { type: 'json' };
+import { cycleAt, declaredCycle } from './cycle.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, required, str } from './description.ts';
+import { toInstant } from './instant.ts';
+
+function occurred(row: Row, field: string) {
+  const instant = toInstant(required(row, field));
+  if (instant === undefined) throw new RowError(`"${field}" is not an RFC 3339 timestamp`);
+  return instant;
+}
+
+export interface EventDoc {
+  id: string;
+  kind: string;
+  module?: string;
+  packageId?: string;
+  transactionDigest?: string;
+  sourceId?: string;
+  environment: string;
+  cycle: number;
+  occurredAt: string;
+  row: Row;
+}
+
+export const events: IndexDescription<EventDoc> = {
+  name: 'events',
+  files: ['events'],
+  mapping: eventsMapping as MappingFile,
+  requiredFields: ['id', 'kind', 'environment', 'occurredAt'],
+  sort: [
+    { field: 'occurredAt', order: 'desc' },
+    { field: 'id', order: 'desc' },
+  ],
+  toDocument(row, context) {
+    const at = occurred(row, 'occurredAt');
+    return {
+      id: required(row, 'id'),
+      kind: required(row, 'kind'),
+      module: str(row.module),
+      packageId: str(row.packageId),
+      transactionDigest: str(row.transactionDigest),
+      sourceId: str(row.sourceId),
+      environment: required(row, 'environment'),
+      cycle: declaredCycle(row.cycle) || cycleAt(at.ms, context.cycleStarts),
+      occurredAt: at.text,
+      row,
+    };
+  },
+};
+
+export interface KillmailDoc {
+  id: string;
+  environment: string;
+  cycle: number;
+  occurredAt: string;
+  systemId?: string;
+  victimId?: string;
+  /** Killer character id, explicit killer type id and resolved killer entity id: `killer=` matches any. */
+  killerIds: string[];
+  reporterId?: string;
+  /** Killer proven NPC: an explicit killer type id, or a sourced enemy killer relation. */
+  npc: boolean;
+  row: Row;
+}
+
+type Resolved = { entityId?: unknown; rawId?: unknown; entityType?: unknown; typeId?: unknown; isNpc?: unknown };
+
+function resolved(value: unknown): Resolved {
+  return value !== null && typeof value === 'object' ? (value as Resolved) : {};
+}
+
+export const killmails: IndexDescription<KillmailDoc> = {
+  name: 'killmails',
+  files: ['killmails'],
+  mapping: killmailsMapping as MappingFile,
+  requiredFields: ['id', 'environment', 'occurredAt', 'sourceIds'],
+  sort: [
+    { field: 'occurredAt', order: 'desc' },
+    { field: 'id', order: 'desc' },
+  ],
+  toDocument(row, context) {
+    const id = required(row, 'id');
+    const at = occurred(row, 'occurredAt');
+    const killer = resolved(row.killer);
+    const actor = (flat: unknown, value: unknown) => str(flat) ?? str(resolved(value).entityId) ?? str(resolved(value).rawId);
+    // A raw chain `killer_id` is a character, never a type id: only explicit type ids count.
+    const killerTypeId = str(row.killerTypeId) ?? str(killer.typeId);
+    const killerCharacterId =
+      str(row.killerCharacterId) ?? (killer.entityType === 'character' ? str(killer.entityId) ?? str(killer.rawId) : undefined);
+    const killerIds = [killerCharacterId, killerTypeId, str(killer.entityId)].filter((v): v is string => v !== undefined);
+    return {
+      id,
+      environment: required(row, 'environment'),
+      cycle: cycleAt(at.ms, context.cycleStarts),
+      occurredAt: at.text,
+      systemId: actor(row.systemId, row.system),
+      victimId: actor(row.victimCharacterId, row.victim),
+      killerIds: [...new Set(killerIds)],
+      reporterId: actor(row.reporterCharacterId, row.reporter),
+      npc: killerTypeId !== undefined || killer.isNpc === true || context.npcKillmails.has(id),
+      row,
+    };
+  },
+};
+
+export interface ChainObjectDoc {
+  id: string;
+  objectId: string;
+  typeName?: string;
+  module?: string;
+  packageId?: string;
+  sourceId?: string;
+  environment: string;
+  cycle: number;
+  observedAt: string;
+  row: Row;
+}
+
+export const chainObjects: IndexDescription<ChainObjectDoc> = {
+  name: 'chain_objects',
+  files: ['chain_objects', 'sui_objects'],
+  mapping: chainObjectsMapping as MappingFile,
+  requiredFields: ['id', 'objectId', 'environment', 'typeRepr', 'observedAt'],
+  sort: [
+    { field: 'observedAt', order: 'desc' },
+    { field: 'id', order: 'desc' },
+  ],
+  toDocument(row, context) {
+    const at = occurred(row, 'observedAt');
+    return {
+      id: required(row, 'id'),
+      objectId: required(row, 'objectId'),
+      typeName: str(row.typeName),
+      module: str(row.module),
+      packageId: str(row.packageId),
+      sourceId: str(row.sourceId),
+      environment: required(row, 'environment'),
+      cycle: cycleAt(at.ms, context.cycleStarts),
+      observedAt: at.text,
+      row,
+    };
+  },
+};
