@@ -7,9 +7,8 @@
  * uncompressed bytes against the manifest. It also counts `created` against `updated`
  * results, so the caller can prove the index holds one document per distinct id.
  */
-import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import { type IndexDescription, type LoadContext, MAX_ID_BYTES, RowError } from '../src/indices/description.ts';
+import { type IndexDescription, type LoadContext, RowError, documentId } from '../src/indices/description.ts';
 import type { BundleFile } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import type { FileProgress } from './progress.ts';
@@ -40,10 +39,6 @@ export interface LoadFileOptions {
   /** Bytes per bulk request and requests in flight (the helper's own knobs). */
   flushBytes?: number;
   concurrency?: number;
-}
-
-function documentId(id: string): string {
-  return Buffer.byteLength(id) <= MAX_ID_BYTES ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
 }
 
 function isMissing(value: unknown): boolean {

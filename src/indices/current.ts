@@ -8,7 +8,7 @@ import currentEntitiesMapping from '../../mappings/current_entities.json' with {
 import currentRelationsMapping from '../../mappings/current_relations.json' with { type: 'json' };
 import { currentCollectionOfPredicate, currentCollectionOfType } from './collections.ts';
 import { UNCYCLED, declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, type Row, RowError, idTokens, required, sortLabel, str } from './description.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, idTokens, isPlaceholder, required, sortLabel, str } from './description.ts';
 import { toInstant } from './instant.ts';
 import { relationId } from './provenance.ts';
 
@@ -30,6 +30,8 @@ export interface CurrentEntityDoc {
   profileText?: string;
   tokens: string[];
   label: string;
+  /** The label is a registry placeholder, not a known name (`profile=placeholder`). */
+  placeholder: boolean;
   /** Characters only count as current with chain evidence among their facts. */
   hasEvidence: boolean;
   updatedAt?: string;
@@ -78,6 +80,7 @@ export const currentEntities: IndexDescription<CurrentEntityDoc> = {
       profileText: profileText || undefined,
       tokens: idTokens(id, entity.slug),
       label: sortLabel(entity.displayName, entity.name, id),
+      placeholder: isPlaceholder(sortLabel(entity.displayName, entity.name, id)),
       hasEvidence: EVIDENCE_KEYS.some((k) => keys.has(k)),
       updatedAt: toInstant(entity.updatedAt)?.text,
       row,

@@ -7,6 +7,7 @@
  * but does not index), and carries the indexed fields beside it. Rows never fail a load
  * because a field changed type, and unknown fields survive without being mapped.
  */
+import { createHash } from 'node:crypto';
 import type { CycleStart } from '../config.ts';
 
 /** A row as parsed from a JSONL line. */
@@ -52,8 +53,12 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
   observe?(doc: Doc, context: LoadContext): void;
 }
 
-/** Elasticsearch refuses `_id`s over 512 bytes; longer ids are hashed for `_id` only. */
-export const MAX_ID_BYTES = 512;
+/** Elasticsearch refuses `_id`s over 512 bytes; longer ids are hashed for `_id` only (the `id` field keeps them). */
+const MAX_ID_BYTES = 512;
+
+export function documentId(id: string): string {
+  return Buffer.byteLength(id) <= MAX_ID_BYTES ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`;
+}
 
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
@@ -84,4 +89,9 @@ export function idTokens(...ids: unknown[]): string[] {
     for (const part of value.split(/[:\-_/\s]+/)) if (part) tokens.add(part);
   }
   return [...tokens].map((t) => t.slice(0, 512));
+}
+
+/** Registry placeholder labels (`Character 2112456789`, `Tribe 98000001`, `Gate 0x5e1f`): no real name is known yet. */
+export function isPlaceholder(label: string): boolean {
+  return /^[A-Za-z][A-Za-z ]* (?:0x[0-9a-f]+|\d+)$/i.test(label);
 }

@@ -1,7 +1,7 @@
 /** The `entities` index: one document per entity id (last row wins), sorted by label then id. */
 import mapping from '../../mappings/entities.json' with { type: 'json' };
 import { declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, idTokens, required, sortLabel, str } from './description.ts';
+import { type IndexDescription, type MappingFile, idTokens, isPlaceholder, required, sortLabel, str } from './description.ts';
 import { toInstant } from './instant.ts';
 
 export interface EntityDoc {
@@ -18,6 +18,8 @@ export interface EntityDoc {
   tokens: string[];
   /** Sort key: displayName, else name, else id (folded to lower case by the mapping). */
   label: string;
+  /** The label is a registry placeholder, not a known name (`profile=placeholder`). */
+  placeholder: boolean;
   updatedAt?: string;
   row: Record<string, unknown>;
 }
@@ -46,6 +48,7 @@ export const entities: IndexDescription<EntityDoc> = {
       summary: str(row.summary),
       tokens: idTokens(id, slug),
       label: sortLabel(row.displayName, row.name, id),
+      placeholder: isPlaceholder(sortLabel(row.displayName, row.name, id)),
       updatedAt: toInstant(row.updatedAt)?.text,
       row,
     };

@@ -1,0 +1,43 @@
+/**
+ * The Koa application: middleware in order, then every route family.
+ *
+ *   observe → CORS → errors → request line → caching → compression → routes → 404
+ *
+ * CORS and timing sit outside the error handler so error responses carry them too.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import compress from 'koa-compress';
+import type { AppState, RouteDeps } from '../routes/context.ts';
+import { entityRoutes } from '../routes/entities.ts';
+import { serviceRoutes } from '../routes/service.ts';
+import { ApiError } from './errors.ts';
+import { caching } from './middleware/caching.ts';
+import { cors } from './middleware/cors.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { observeRequests } from './middleware/observe.ts';
+import { requestPath } from './middleware/request-path.ts';
+
+/** Route families, each in its own module under src/routes. */
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes];
+
+export function createApp(deps: RouteDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = true;
+  // Koa would print every error again; the error handler already logged what matters.
+  app.silent = true;
+  const router = new Router<AppState>();
+  for (const family of ROUTE_FAMILIES) family(router, deps);
+
+  app.use(observeRequests(deps.metrics));
+  app.use(cors());
+  app.use(errorHandler(deps.meta, deps.logger));
+  app.use(requestPath());
+  app.use(caching());
+  app.use(compress({ threshold: 1024, filter: (type) => /json|text/.test(type) }));
+  app.use(router.routes());
+  app.use(() => {
+    throw ApiError.notFound();
+  });
+  return app;
+}

@@ -1,0 +1,53 @@
+/**
+ * The one error class of the gateway. Handlers and the ES boundary throw `ApiError`s; the
+ * error middleware renders them once. Only these codes reach clients (the reference's own):
+ * anything else thrown is rendered as a bare 500 `internal_error`, its text only logged.
+ */
+
+export type ErrorCode = 'bad_request' | 'not_found' | 'method_not_allowed' | 'unavailable' | 'timeout' | 'internal_error';
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+  /** Response headers that belong to the error (`Allow`, `Retry-After`). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, status: number, details?: Record<string, unknown>, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  /** A bad query parameter: the message and `details.parameter` name it. */
+  static badParameter(parameter: string, message: string): ApiError {
+    return new ApiError('bad_request', message, 400, { parameter });
+  }
+
+  static badRequest(message: string): ApiError {
+    return new ApiError('bad_request', message, 400);
+  }
+
+  static notFound(message = 'Route not found.'): ApiError {
+    return new ApiError('not_found', message, 404);
+  }
+
+  static methodNotAllowed(allow: string): ApiError {
+    return new ApiError('method_not_allowed', 'Method not allowed.', 405, undefined, { Allow: allow });
+  }
+
+  static unavailable(message = 'The registry index is not available right now.', retryAfterSeconds = 5): ApiError {
+    return new ApiError('unavailable', message, 503, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+
+  static timeout(): ApiError {
+    return new ApiError('timeout', 'The registry index did not answer in time.', 504);
+  }
+
+  static internal(): ApiError {
+    return new ApiError('internal_error', 'Internal server error.', 500);
+  }
+}

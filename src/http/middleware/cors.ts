@@ -1,0 +1,37 @@
+/**
+ * CORS as the reference does it, on every response (errors included): echo an http(s)
+ * `Origin` (with `Vary: Origin`) or `*`; preflight `OPTIONS` on any path → 204. Added:
+ * `Access-Control-Expose-Headers`, so browsers can read ETag, Retry-After and
+ * Content-Encoding.
+ */
+import type { Middleware } from 'koa';
+
+function allowedOrigin(origin: string | undefined): string | undefined {
+  if (!origin) return undefined;
+  try {
+    const { protocol } = new URL(origin);
+    return protocol === 'http:' || protocol === 'https:' ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function cors(): Middleware {
+  return async (ctx, next) => {
+    const origin = allowedOrigin(ctx.get('Origin') || undefined);
+    ctx.set({
+      'Access-Control-Allow-Origin': origin ?? '*',
+      'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Expose-Headers': 'ETag, Retry-After, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
+      'Access-Control-Max-Age': '86400',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (origin) ctx.vary('Origin');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    await next();
+  };
+}

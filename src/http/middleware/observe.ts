@@ -1,0 +1,15 @@
+/** Times every request into the duration histogram, labelled by the matched route pattern, never the raw URL. */
+import type { Middleware } from 'koa';
+import type { Metrics } from '../metrics.ts';
+
+export function observeRequests(metrics: Metrics): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      metrics.observeRequest(String(route), ctx.method, ctx.status, (performance.now() - started) / 1000);
+    }
+  };
+}

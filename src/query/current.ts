@@ -1,0 +1,59 @@
+/**
+ * Current collections (`/v1/current/{collection}`) as request bodies.
+ *
+ * Entity collections read `current_entities` by collection; characters additionally need
+ * chain evidence among their facts (as the reference requires). `ownership` and
+ * `route-edges` read `current_relations` by feed. Lists are in label order, ties by id;
+ * with `q` in relevance order, ties by id.
+ */
+import { currentEntities, currentRelations } from '../indices/current.ts';
+import type { SortValue } from './cursor.ts';
+import type { Profile } from './entities.ts';
+import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import type { CycleScope } from './scope.ts';
+import { toSearchQuery } from './search.ts';
+
+export interface CurrentListParams {
+  environment: string;
+  scope: CycleScope;
+  limit: number;
+  q?: string;
+  profile?: Profile;
+}
+
+const ENTITY_BY_LABEL = toSort(currentEntities, currentEntities.sort);
+const RELATION_BY_LABEL = toSort(currentRelations, currentRelations.sort);
+const BY_SCORE = toSort(currentEntities, [
+  { field: '_score', order: 'desc' },
+  { field: 'id', order: 'asc' },
+]);
+
+export const CURRENT_SORT_FIELDS = 2;
+
+/** What makes a current entity row part of a collection, whatever the scope. */
+export function currentEntityFilter(collection: string): Query[] {
+  const filter = [term('collection', collection)];
+  if (collection === 'characters') filter.push(term('hasEvidence', true));
+  return filter;
+}
+
+export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+  const filter = [...currentEntityFilter(collection), term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
+  const spec: ListSpec = { filter, sort: ENTITY_BY_LABEL, limit: params.limit, after };
+  if (params.q !== undefined) {
+    spec.must = [toSearchQuery(params.q, ['profileText'])];
+    spec.sort = BY_SCORE;
+  }
+  return toListBody(spec);
+}
+
+export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+  const filter = [term('collection', collection), term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  const spec: ListSpec = { filter, sort: RELATION_BY_LABEL, limit: params.limit, after };
+  if (params.q !== undefined) {
+    spec.must = [{ bool: { should: [{ match: { searchText: { query: params.q, operator: 'and' } } }, term('tokens', params.q)], minimum_should_match: 1 } }];
+    spec.sort = BY_SCORE;
+  }
+  return toListBody(spec);
+}

@@ -1,0 +1,56 @@
+/**
+ * Entity lists (`/v1/entities`, `/v1/search`, typed collections) and entity lookups as
+ * Elasticsearch request bodies. Pure: validated parameters in, body out.
+ *
+ * Lists are in label order (display name, else name, else id; case-insensitive), ties by
+ * id; with `q` they are in relevance order, ties by id.
+ */
+import { entities } from '../indices/entities.ts';
+import type { SortValue } from './cursor.ts';
+import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import type { CycleScope } from './scope.ts';
+import { toSearchQuery } from './search.ts';
+
+export type Profile = 'known' | 'placeholder';
+
+export interface EntityListParams {
+  environment: string;
+  scope: CycleScope;
+  limit: number;
+  q?: string;
+  entityType?: string;
+  profile?: Profile;
+}
+
+const BY_LABEL = toSort(entities, entities.sort);
+const BY_SCORE = toSort(entities, [
+  { field: '_score', order: 'desc' },
+  { field: 'id', order: 'asc' },
+]);
+
+/** Sort values per row: both orders have two. */
+export const ENTITY_SORT_FIELDS = 2;
+
+export function toEntityListBody(params: EntityListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+  const filter: Query[] = [term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  if (params.entityType !== undefined) filter.push(term('entityType', params.entityType));
+  if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
+  const spec: ListSpec = { filter, sort: BY_LABEL, limit: params.limit, after };
+  if (params.q !== undefined) {
+    spec.must = [toSearchQuery(params.q)];
+    spec.sort = BY_SCORE;
+  }
+  return toListBody(spec);
+}
+
+/** One entity by id or slug (ids win over slugs), optionally of one type. Not scoped. */
+export function toEntityLookupBody(idOrSlug: string, entityType?: string): SearchBody {
+  const filter: Query[] = [{ bool: { should: [term('id', idOrSlug), term('slug', idOrSlug)], minimum_should_match: 1 } }];
+  if (entityType !== undefined) filter.push(term('entityType', entityType));
+  return {
+    query: { bool: { filter, should: [{ term: { id: { value: idOrSlug, boost: 2 } } }] } },
+    size: 1,
+    _source: ['row', 'id'],
+    track_total_hits: false,
+  };
+}

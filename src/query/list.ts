@@ -1,0 +1,65 @@
+/**
+ * Pure builders of paged list requests: filters, a total sort that ends on a unique field,
+ * `size = limit + 1` (the extra row tells whether a next page exists) and `search_after`
+ * from a decoded cursor. No Koa, no client, no I/O: parameters in, request body out.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+import type { IndexDescription, SortField } from '../indices/description.ts';
+import type { SortValue } from './cursor.ts';
+import { type CycleScope, scopeCycles } from './scope.ts';
+
+export type Query = estypes.QueryDslQueryContainer;
+export type SearchBody = Omit<estypes.SearchRequest, 'index'>;
+
+/** Sort values of `date_nanos` fields come back as text in this format: exact, unlike epoch nanos in a JS number. */
+const NANOS_FORMAT = 'strict_date_optional_time_nanos';
+
+function fieldType(description: Pick<IndexDescription<any>, 'mapping'>, field: string): string | undefined {
+  return (description.mapping.mappings.properties[field] as { type?: string } | undefined)?.type;
+}
+
+/** An index description's sort as Elasticsearch sort clauses. */
+export function toSort(description: Pick<IndexDescription<any>, 'mapping'>, sort: readonly SortField<any>[]): estypes.SortCombinations[] {
+  return sort.map(({ field, order }) => {
+    if (field === '_score') return { _score: { order } };
+    return { [field]: fieldType(description, field) === 'date_nanos' ? { order, format: NANOS_FORMAT } : { order } };
+  });
+}
+
+export function term(field: string, value: string | number | boolean): Query {
+  return { term: { [field]: value } };
+}
+
+export function terms(field: string, values: readonly (string | number)[]): Query {
+  return { terms: { [field]: [...values] } };
+}
+
+/** The cycle filter of a scope, or none when the scope admits every cycle. */
+export function scopeFilter(scope: CycleScope, currentCycle: number): Query[] {
+  const cycles = scopeCycles(scope, currentCycle);
+  return cycles === undefined ? [] : [terms('cycle', cycles)];
+}
+
+export interface ListSpec {
+  filter: Query[];
+  /** Scoring clauses (search); without them the query is a pure filter. */
+  must?: Query[];
+  sort: estypes.SortCombinations[];
+  limit: number;
+  after?: SortValue[];
+  /** Document fields to return (default: the exported row only). */
+  source?: string[];
+}
+
+export function toListBody(spec: ListSpec): SearchBody {
+  const { filter, must, sort, limit, after, source = ['row'] } = spec;
+  const body: SearchBody = {
+    query: must?.length ? { bool: { filter, must } } : { bool: { filter } },
+    sort,
+    size: limit + 1,
+    _source: source,
+    track_total_hits: false,
+  };
+  if (after !== undefined) body.search_after = after as estypes.FieldValue[];
+  return body;
+}

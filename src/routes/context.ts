@@ -1,0 +1,20 @@
+/** What every route module receives, and the typed router state. */
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Meta } from '../http/envelope.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { CachingState } from '../http/middleware/caching.ts';
+import type { SearchService } from '../search/search-service.ts';
+
+export interface RouteDeps {
+  config: Readonly<Config>;
+  search: SearchService;
+  meta: Meta;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+export type AppState = CachingState;
+export type AppRouter = Router<AppState>;
+export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];

@@ -1,0 +1,151 @@
+/**
+ * Entity routes: `/v1/search`, `/v1/entities`, the 14 typed collections, an entity by id or
+ * slug, and its facts, relations, sources and history.
+ */
+import { TYPED_COLLECTIONS } from '../indices/collections.ts';
+import type { Row } from '../indices/description.ts';
+import { toEnvelope } from '../http/envelope.ts';
+import { ApiError } from '../http/errors.ts';
+import { ENTITY_SORT_FIELDS, type EntityListParams, type Profile, toEntityListBody, toEntityLookupBody } from '../query/entities.ts';
+import { LIST_PARAMS, type Params, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
+import { FACT_SORT, RELATION_SORT, ENTITY_SOURCE_SORT, toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
+import type { SearchBody } from '../query/list.ts';
+import type { SortValue } from '../query/cursor.ts';
+import { parseLimit } from '../query/params.ts';
+import type { Reader } from '../search/search-service.ts';
+import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { readPage } from './page.ts';
+
+type Rowed = { row: Row };
+const rowOf = (source: Rowed) => source.row;
+
+function parseProfile(raw: string | undefined): Profile | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (value === 'known' || value === 'placeholder') return value;
+  throw ApiError.badParameter('profile', `profile must be known or placeholder, got "${raw}".`);
+}
+
+function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: boolean; entityType?: string }): EntityListParams & { cursor?: string } {
+  const list = parseListParams(params, deps.config.defaultEnvironment);
+  const type = text(params, 'type');
+  const entityType = text(params, 'entityType');
+  if (type !== undefined && entityType !== undefined && type !== entityType) {
+    throw ApiError.badParameter('type', 'Give type or entityType, not two different values.');
+  }
+  return {
+    ...list,
+    q: parseQ(params.q, options.requireQ),
+    entityType: options.entityType ?? type ?? entityType,
+    profile: parseProfile(params.profile),
+  };
+}
+
+async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: ReturnType<typeof parseEntityList>) {
+  const { cursor, limit, ...bind } = p;
+  const page = await readPage<Rowed, Row>(ctx, {
+    search: deps.search,
+    route,
+    bind,
+    cursor,
+    limit,
+    index: 'entities',
+    sortFields: ENTITY_SORT_FIELDS,
+    body: (reader, after) => toEntityListBody(p, reader.generation.currentCycle, after),
+    toRecord: rowOf,
+  });
+  ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
+}
+
+/** The entity row for an id or slug, or 404; sets the generation for caching. */
+async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, entityType?: string): Promise<{ reader: Reader; id: string; row: Row }> {
+  const reader = await deps.search.reader();
+  ctx.state.generation = reader.generation.generation;
+  const response = await reader.search<Rowed & { id: string }>('entities', toEntityLookupBody(idOrSlug, entityType));
+  const hit = response.hits.hits[0]?._source;
+  if (!hit) throw ApiError.notFound('Entity not found.');
+  return { reader, id: hit.id, row: hit.row };
+}
+
+const SUBROUTES = {
+  facts: { index: 'facts', sortFields: FACT_SORT.length, body: toEntityFactsBody, toRecord: rowOf },
+  relations: { index: 'relations', sortFields: RELATION_SORT.length, body: toEntityRelationsBody, toRecord: rowOf },
+  sources: { index: 'entity_sources', sortFields: ENTITY_SOURCE_SORT.length, body: toEntitySourcesBody, toRecord: (s: Rowed) => (s.row.source ?? s.row) as Row },
+} as const;
+
+/** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
+const HISTORY_LIMIT = 200;
+
+export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
+  const SEARCH_PARAMS = [...LIST_PARAMS, 'q', 'type', 'entityType', 'profile'];
+
+  router.get('/v1/search', (ctx) => listEntities(ctx, deps, '/v1/search', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: true })));
+  router.get('/v1/entities', (ctx) => listEntities(ctx, deps, '/v1/entities', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: false })));
+
+  router.get('/v1/entities/:idOrSlug', async (ctx) => {
+    takeParams(ctx.query, []);
+    const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
+    ctx.body = toEnvelope(row, deps.meta);
+  });
+
+  for (const [name, sub] of Object.entries(SUBROUTES)) {
+    const route = `/v1/entities/:idOrSlug/${name}`;
+    router.get(route, async (ctx) => {
+      const params = takeParams(ctx.query, ['limit', 'cursor']);
+      const limit = parseLimit(params.limit);
+      const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
+      const page = await readPage<Rowed, Row>(ctx, {
+        search: deps.search,
+        route,
+        bind: { id },
+        cursor: text(params, 'cursor'),
+        limit,
+        index: sub.index,
+        sortFields: sub.sortFields,
+        body: (_reader, after) => sub.body(id, limit, after),
+        toRecord: sub.toRecord,
+      });
+      ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
+    });
+  }
+
+  router.get('/v1/entities/:idOrSlug/history', async (ctx) => {
+    takeParams(ctx.query, []);
+    const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
+    const section = async (index: 'facts' | 'relations' | 'entity_sources', body: SearchBody, toRecord: (s: Rowed) => Row) => {
+      const hits = (await reader.search<Rowed>(index, body)).hits.hits;
+      return { rows: hits.slice(0, HISTORY_LIMIT).map((h) => toRecord(h._source!)), more: hits.length > HISTORY_LIMIT };
+    };
+    const [facts, relations, sources] = await Promise.all([
+      section('facts', toEntityFactsBody(id, HISTORY_LIMIT), SUBROUTES.facts.toRecord),
+      section('relations', toEntityRelationsBody(id, HISTORY_LIMIT), SUBROUTES.relations.toRecord),
+      section('entity_sources', toEntitySourcesBody(id, HISTORY_LIMIT), SUBROUTES.sources.toRecord),
+    ]);
+    ctx.body = toEnvelope(
+      {
+        entity: row,
+        facts: facts.rows,
+        relations: relations.rows,
+        sources: sources.rows,
+        // Added to the reference's shape: which sections hold more rows than shown (page them on the subroutes).
+        truncated: { facts: facts.more, relations: relations.more, sources: sources.more },
+      },
+      deps.meta,
+    );
+  });
+
+  const TYPED_PARAMS = [...LIST_PARAMS, 'q'];
+  for (const [collection, entityType] of Object.entries(TYPED_COLLECTIONS)) {
+    const accepted = collection === 'characters' ? [...TYPED_PARAMS, 'profile'] : TYPED_PARAMS;
+    router.get(`/v1/${collection}`, (ctx) =>
+      listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(takeParams(ctx.query, accepted), deps, { requireQ: false, entityType })),
+    );
+    router.get(`/v1/${collection}/:idOrSlug`, async (ctx) => {
+      takeParams(ctx.query, []);
+      const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!, entityType);
+      ctx.body = toEnvelope(row, deps.meta);
+    });
+  }
+}
+
+export type { SortValue };

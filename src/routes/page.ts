@@ -1,0 +1,48 @@
+/**
+ * Reads one page of a list route: decodes the cursor for this route and its filters, reads
+ * the generation the cursor came from (or the live one), fetches `limit + 1` rows and hands
+ * out the next cursor from the sort values of the last row returned. Sorting and cursor use
+ * exactly the same values, so a walk returns every row once, in order.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+import type { IndexName } from '../indices/all.ts';
+import { type SortValue, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
+import type { SearchBody } from '../query/list.ts';
+import type { Reader, SearchService } from '../search/search-service.ts';
+import type { AppContext } from './context.ts';
+
+export interface PageRequest<Source, Out> {
+  search: SearchService;
+  /** Route pattern, e.g. `/v1/entities`. */
+  route: string;
+  /** Every parameter that shapes the result (not `cursor`, not `limit`): binds the cursor. */
+  bind: Record<string, unknown>;
+  cursor: string | undefined;
+  limit: number;
+  index: IndexName;
+  /** Number of sort values per row. */
+  sortFields: number;
+  /** Builds the request body for this generation (its current cycle) from the cursor position. */
+  body(reader: Reader, after: SortValue[] | undefined): SearchBody;
+  toRecord(source: Source, hit: estypes.SearchHit<Source>): Out;
+}
+
+export interface Page<Out> {
+  data: Out[];
+  nextCursor?: string;
+}
+
+export async function readPage<Source, Out>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
+  const scope = cursorScope(request.route, request.bind);
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, request.sortFields);
+  const reader = await request.search.reader(cursor?.generation);
+  ctx.state.generation = reader.generation.generation;
+  const response = await reader.search<Source>(request.index, request.body(reader, cursor?.after));
+  const hits = response.hits.hits;
+  const page = hits.slice(0, request.limit);
+  const data = page.map((hit) => request.toRecord(hit._source as Source, hit));
+  const last = page.at(-1);
+  if (hits.length <= request.limit || !last?.sort) return { data };
+  const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope);
+  return { data, nextCursor };
+}

@@ -1,0 +1,29 @@
+/**
+ * Elasticsearch failures → the gateway's own errors. Clients see `unavailable` (503, with
+ * Retry-After) when the cluster cannot be reached or an index is missing, `timeout` (504)
+ * when it did not answer in time, and `internal_error` otherwise. The ES reason is logged,
+ * never sent.
+ */
+import { errors } from '@elastic/elasticsearch';
+import { ApiError } from '../http/errors.ts';
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof errors.TimeoutError) return ApiError.timeout();
+  if (error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError) return ApiError.unavailable();
+  if (error instanceof errors.ResponseError) {
+    const status = error.statusCode ?? 500;
+    if (status === 404 || status === 429 || status === 503) return ApiError.unavailable();
+    if (status === 408 || status === 504) return ApiError.timeout();
+  }
+  return ApiError.internal();
+}
+
+/** What to log of an ES failure: its type and reason, without the request body. */
+export function describeEsError(error: unknown): Record<string, unknown> {
+  if (error instanceof errors.ResponseError) {
+    const cause = (error.body as { error?: { type?: string; reason?: string } } | undefined)?.error;
+    return { name: error.name, status: error.statusCode, type: cause?.type, reason: cause?.reason };
+  }
+  return { name: (error as Error)?.name, message: (error as Error)?.message };
+}

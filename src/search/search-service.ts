@@ -1,0 +1,121 @@
+/**
+ * The one Elasticsearch boundary of the gateway: every read goes through here.
+ *
+ * A request reads one generation throughout (the live one, or the one its cursor was read
+ * from while that generation is kept), by concrete index names, so a reload in the middle
+ * of a request or between two pages never mixes data. The live generation document is
+ * cached for a second; an alias swap is seen within that time. Failures become `ApiError`s
+ * (see errors.ts) and are timed per index on the metrics.
+ */
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { ApiError } from '../http/errors.ts';
+import type { IndexName } from '../indices/all.ts';
+import { documentId } from '../indices/description.ts';
+import { type GenerationDoc, META_INDEX, aliasName, indexName } from '../indices/generation.ts';
+import type { SearchBody } from '../query/list.ts';
+import { toApiError } from './errors.ts';
+
+export interface Reader {
+  readonly generation: GenerationDoc;
+  search<T>(index: IndexName, body: SearchBody): Promise<estypes.SearchResponse<T>>;
+  /** Documents by id, in the order asked; missing ids are left out. */
+  getMany<T>(index: IndexName, ids: string[]): Promise<T[]>;
+  count(index: IndexName, query?: estypes.QueryDslQueryContainer): Promise<number>;
+}
+
+export interface SearchService {
+  /** A reader on the live generation, or on `generation` when a cursor names one. */
+  reader(generation?: string): Promise<Reader>;
+  /** The live generation, or undefined when nothing is loaded (ES reachable). */
+  live(): Promise<GenerationDoc | undefined>;
+  /** Cluster health status; throws `unavailable` when ES does not answer. */
+  health(): Promise<string>;
+}
+
+export interface SearchServiceOptions {
+  client: Client;
+  prefix: string;
+  /** Observes each ES request: index name (without generation) and seconds. */
+  observe?: (index: string, seconds: number, ok: boolean) => void;
+  /** Logs an ES failure with its reason (never sent to clients). */
+  onError?: (error: unknown, index: string) => void;
+  liveCacheMs?: number;
+}
+
+export function createSearchService(options: SearchServiceOptions): SearchService {
+  const { client, prefix, observe, onError, liveCacheMs = 1000 } = options;
+  let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
+  const kept = new Map<string, GenerationDoc>();
+
+  async function timed<T>(index: string, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const result = await call();
+      observe?.(index, (performance.now() - started) / 1000, true);
+      return result;
+    } catch (error) {
+      observe?.(index, (performance.now() - started) / 1000, false);
+      onError?.(error, index);
+      throw toApiError(error);
+    }
+  }
+
+  async function fetchLive(): Promise<GenerationDoc | undefined> {
+    const response = await timed(META_INDEX, () =>
+      client.search<GenerationDoc>({ index: aliasName(prefix, META_INDEX), size: 1 }, { ignore: [404] }),
+    );
+    return response.hits?.hits[0]?._source;
+  }
+
+  function live(): Promise<GenerationDoc | undefined> {
+    const now = Date.now();
+    if (!cached || now - cached.at > liveCacheMs) {
+      const value = fetchLive();
+      cached = { at: now, value };
+      value.catch(() => (cached = undefined));
+    }
+    return cached.value;
+  }
+
+  async function generationDoc(generation: string): Promise<GenerationDoc> {
+    const known = kept.get(generation);
+    if (known) return known;
+    const response = await timed(META_INDEX, () =>
+      client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] }),
+    );
+    if (!response.found || !response._source) {
+      throw ApiError.badParameter('cursor', 'This cursor belongs to an index generation that is no longer served. Start again from the first page.');
+    }
+    if (kept.size > 16) kept.clear();
+    kept.set(generation, response._source);
+    return response._source;
+  }
+
+  function readerOf(generation: GenerationDoc): Reader {
+    const name = (index: IndexName) => indexName(prefix, index, generation.generation);
+    return {
+      generation,
+      search: (index, body) => timed(index, () => client.search({ ...body, index: name(index) })),
+      async getMany<T>(index: IndexName, ids: string[]) {
+        if (ids.length === 0) return [];
+        const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId), _source_includes: ['row'] }));
+        return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source] : []));
+      },
+      count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
+    };
+  }
+
+  return {
+    live,
+    async reader(generation) {
+      const current = await live();
+      if (!current) throw ApiError.unavailable('No registry bundle is loaded yet.');
+      if (generation === undefined || generation === current.generation) return readerOf(current);
+      return readerOf(await generationDoc(generation));
+    },
+    async health() {
+      const response = await timed('cluster', () => client.cluster.health({ timeout: '2s' }));
+      return response.status;
+    },
+  };
+}
