@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import compress from 'koa-compress';
 import type { AppState, RouteDeps } from '../routes/context.ts';
+import { currentRoutes } from '../routes/current.ts';
 import { entityRoutes } from '../routes/entities.ts';
 import { serviceRoutes } from '../routes/service.ts';
 import { ApiError } from './errors.ts';
@@ -19,7 +20,11 @@ import { observeRequests } from './middleware/observe.ts';
 import { requestPath } from './middleware/request-path.ts';
 
 /** Route families, each in its own module under src/routes. */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes];
+const ROUTE_FAMILIES = [
+  serviceRoutes,
+  entityRoutes,
+  currentRoutes,
+];
 
 export function createApp(deps: RouteDeps): Koa<AppState> {
   const app = new Koa<AppState>();

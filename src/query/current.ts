@@ -8,7 +8,7 @@
  */
 import { currentEntities, currentRelations } from '../indices/current.ts';
 import type { SortValue } from './cursor.ts';
-import type { Profile } from './entities.ts';
+import type { Profile } from './params.ts';
 import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { toSearchQuery } from './search.ts';

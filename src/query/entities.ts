@@ -8,10 +8,9 @@
 import { entities } from '../indices/entities.ts';
 import type { SortValue } from './cursor.ts';
 import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import type { Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { toSearchQuery } from './search.ts';
-
-export type Profile = 'known' | 'placeholder';
 
 export interface EntityListParams {
   environment: string;

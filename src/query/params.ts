@@ -85,3 +85,13 @@ export function parseListParams(params: Params, defaultEnvironment: string): Lis
     cursor: text(params, 'cursor'),
   };
 }
+
+/** `profile=known` hides registry placeholders (`Character 2112…`); `placeholder` shows only them. */
+export type Profile = 'known' | 'placeholder';
+
+export function parseProfile(raw: string | undefined): Profile | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (value === 'known' || value === 'placeholder') return value;
+  throw ApiError.badParameter('profile', `profile must be known or placeholder, got "${raw}".`);
+}

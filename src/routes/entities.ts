@@ -6,25 +6,16 @@ import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
-import { ENTITY_SORT_FIELDS, type EntityListParams, type Profile, toEntityListBody, toEntityLookupBody } from '../query/entities.ts';
-import { LIST_PARAMS, type Params, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
+import { ENTITY_SORT_FIELDS, type EntityListParams, toEntityListBody, toEntityLookupBody } from '../query/entities.ts';
+import { LIST_PARAMS, type Params, parseLimit, parseListParams, parseProfile, parseQ, takeParams, text } from '../query/params.ts';
 import { FACT_SORT, RELATION_SORT, ENTITY_SOURCE_SORT, toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
 import type { SearchBody } from '../query/list.ts';
-import type { SortValue } from '../query/cursor.ts';
-import { parseLimit } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { readPage } from './page.ts';
 
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
-
-function parseProfile(raw: string | undefined): Profile | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  if (value === 'known' || value === 'placeholder') return value;
-  throw ApiError.badParameter('profile', `profile must be known or placeholder, got "${raw}".`);
-}
 
 function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: boolean; entityType?: string }): EntityListParams & { cursor?: string } {
   const list = parseListParams(params, deps.config.defaultEnvironment);
@@ -147,5 +138,3 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   }
 }
-
-export type { SortValue };

@@ -1,0 +1,74 @@
+/**
+ * Every query shape the gateway sends, built by the pure builders and compared with exact
+ * expected bodies kept as fixture files (test/fixtures/queries): a change to the query DSL is
+ * a visible diff. `UPDATE_FIXTURES=1` rewrites them (review the diff). Each body's fields are
+ * also checked against the index mapping it is sent to (explicit, nothing dynamic).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { INDICES } from '../../src/indices/all.ts';
+import { toCurrentEntityListBody, toCurrentRelationListBody } from '../../src/query/current.ts';
+import { toEntityListBody, toEntityLookupBody } from '../../src/query/entities.ts';
+import type { SearchBody } from '../../src/query/list.ts';
+import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
+import { queryCases } from './query-cases.ts';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/queries');
+
+/** Field names a body filters, searches or sorts on. */
+function fieldsOf(body: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(body)) body.forEach((b) => fieldsOf(b, into));
+  else if (body && typeof body === 'object') {
+    for (const [key, value] of Object.entries(body)) {
+      if (['term', 'terms', 'match', 'match_bool_prefix', 'exists'].includes(key) && value && typeof value === 'object') {
+        if (key === 'exists') into.add((value as { field: string }).field);
+        else for (const field of Object.keys(value)) into.add(field);
+      }
+      if (key === 'sort' && Array.isArray(value)) for (const clause of value) for (const f of Object.keys(clause)) if (f !== '_score') into.add(f);
+      fieldsOf(value, into);
+    }
+  }
+  return into;
+}
+
+function mapped(index: string, field: string): boolean {
+  const description = INDICES.find((d) => d.name === index)!;
+  const [top, sub] = field.split('.');
+  const property = description.mapping.mappings.properties[top!] as { type?: string; fields?: Record<string, unknown> } | undefined;
+  if (!property || property.type === undefined) return false;
+  return sub === undefined || property.fields?.[sub] !== undefined;
+}
+
+describe('query bodies', () => {
+  const cases: [string, string, SearchBody][] = queryCases({
+    toEntityListBody,
+    toEntityLookupBody,
+    toCurrentEntityListBody,
+    toCurrentRelationListBody,
+    toEntityFactsBody,
+    toEntityRelationsBody,
+    toEntitySourcesBody,
+    toSourceListBody,
+  });
+
+  it.each(cases)('%s matches its fixture', (name, _index, body) => {
+    const file = path.join(FIXTURES, `${name}.json`);
+    const text = `${JSON.stringify(body, null, 2)}\n`;
+    if (process.env.UPDATE_FIXTURES === '1') writeFileSync(file, text);
+    expect(existsSync(file), `missing fixture ${file}: run with UPDATE_FIXTURES=1 and review it`).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(body);
+  });
+
+  it.each(cases)('%s only uses fields its index maps', (_name, index, body) => {
+    for (const field of fieldsOf(body)) expect(mapped(index, field), `${index}.${field}`).toBe(true);
+  });
+});
+
+describe('mappings', () => {
+  it.each(INDICES.map((d) => [d.name, d] as const))('%s is explicit and maps its sort fields', (_name, description) => {
+    expect(description.mapping.mappings.dynamic).toBe('strict');
+    expect(description.mapping.mappings.properties.row).toEqual({ type: 'object', enabled: false });
+    for (const { field } of description.sort) if (field !== '_score') expect(mapped(description.name, field), field).toBe(true);
+  });
+});
