@@ -1,0 +1,50 @@
+/**
+ * `npm start`: everything a fresh clone needs to serve the API.
+ * 1. Elasticsearch: ES_URL, else the project's own provisioned one (scripts/elasticsearch.ts).
+ * 2. A bundle: BUNDLE_DIR, else the generated sample (deterministic, so it is the same bundle
+ *    every time and is loaded once).
+ * 3. Load it unless it is already the live generation.
+ * 4. Start the gateway on HOST:PORT and print its address.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { writeBundle } from '../generator/write-bundle.ts';
+import { loadConfig } from '../src/config.ts';
+import { createClient } from '../src/search/client.ts';
+import { startServer } from '../src/server.ts';
+import { loadBundle } from '../loader/load-bundle.ts';
+import { createProgress } from '../loader/progress.ts';
+import { formatSummary } from '../loader/summary.ts';
+import { provideElasticsearch } from './elasticsearch.ts';
+
+/** Scale of the sample bundle `npm start` serves without BUNDLE_DIR. */
+export const SAMPLE_SCALE = 3;
+
+const config = loadConfig();
+const write = (line: string) => console.error(line);
+const { url } = await provideElasticsearch(config, write);
+
+let bundleDir = config.bundleDir;
+if (!bundleDir) {
+  bundleDir = path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`);
+  if (!existsSync(path.join(bundleDir, 'manifest.json'))) {
+    write(`writing the sample bundle to ${bundleDir}`);
+    await writeBundle(bundleDir, { scale: SAMPLE_SCALE });
+  }
+}
+
+const client = createClient(url, 120_000);
+const summary = await loadBundle(bundleDir, {
+  client,
+  prefix: config.indexPrefix,
+  dataDir: config.dataDir,
+  cycleStarts: config.cycleStarts,
+  currentCycle: config.currentCycle,
+  progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
+});
+write(formatSummary(summary));
+await client.close();
+
+const running = await startServer(config, url);
+console.log(`registry gateway listening on ${running.url}/v1 (Elasticsearch ${url})`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));

@@ -1,0 +1,211 @@
+/**
+ * The loader against a real Elasticsearch: a generated bundle loads with every count proven
+ * from the bundle files; `.gz`-only files load; bad bundles are refused with `file:line` and
+ * the previous generation still serving; a reload swaps atomically under a polling reader;
+ * unknown fields survive.
+ */
+import { appendFile, cp, mkdtemp, readFile, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readManifest, readRows } from '../../generator/read-bundle.ts';
+import { writeBundle } from '../../generator/write-bundle.ts';
+import { parseCycleStarts } from '../../src/config.ts';
+import { aliasName } from '../../src/indices/generation.ts';
+import { LoadError } from '../../loader/errors.ts';
+import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
+import { testClient, uniquePrefix } from '../support/elasticsearch.ts';
+
+const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
+
+/** The identity of a row, computed here independently of the loader's index descriptions. */
+const IDENTITY: Record<string, (row: any) => string> = {
+  entities: (r) => r.id,
+  sources: (r) => r.id,
+  facts: (r) => `${r.entityId}:${r.key}:${r.sourceId}`,
+  relations: (r) => r.id ?? `relation:${r.subjectEntityId}:${r.predicate}:${r.objectEntityId}:${r.sourceId}`,
+  entity_sources: (r) => `${r.entityId}:${r.source.id}`,
+  source_artefacts: (r) => r.id,
+  current_entities: (r) => r.entity.id,
+  current_relations: (r) => r.id ?? `relation:${r.subjectEntityId}:${r.predicate}:${r.objectEntityId}:${r.sourceId}`,
+  killmails: (r) => r.id,
+  events: (r) => r.id,
+  chain_objects: (r) => r.id,
+};
+
+async function distinctIds(dir: string, stem: string): Promise<{ rows: number; ids: Set<string> }> {
+  const ids = new Set<string>();
+  let rows = 0;
+  for await (const { row } of readRows(dir, `${stem}.jsonl`)) {
+    rows += 1;
+    ids.add(IDENTITY[stem]!(row));
+  }
+  return { rows, ids };
+}
+
+let client: Client;
+let work: string;
+let bundleA: string;
+let bundleB: string;
+const prefix = uniquePrefix('loader');
+
+function options(extra: Partial<LoadOptions> = {}): LoadOptions {
+  return { client, prefix, dataDir: path.join(work, 'data'), cycleStarts, ...extra };
+}
+
+async function liveGenerationId(): Promise<string | undefined> {
+  const response = await client.search<{ generation: string }>({ index: aliasName(prefix, 'meta') }, { ignore: [404] });
+  return response.hits?.hits[0]?._source?.generation;
+}
+
+async function expectRefused(dir: string, pattern: RegExp): Promise<void> {
+  const before = await liveGenerationId();
+  const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(LoadError);
+  expect((error as LoadError).message).toMatch(pattern);
+  expect(await liveGenerationId()).toBe(before);
+  // Nothing half-built is left: only kept generations have indices.
+  const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` })) ?? {});
+  const generations = new Set(indices.map((n) => n.slice(-26)));
+  expect(generations.size).toBeLessThanOrEqual(2);
+}
+
+beforeAll(async () => {
+  client = testClient();
+  work = await mkdtemp(path.join(tmpdir(), 'loader-'));
+  bundleA = path.join(work, 'a');
+  bundleB = path.join(work, 'b');
+  await writeBundle(bundleA, { scale: 2, seed: 1 });
+  await writeBundle(bundleB, { scale: 2, seed: 2 });
+});
+
+afterAll(async () => {
+  const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] })) ?? {}).filter((n) => n.startsWith(prefix));
+  if (indices.length) await client.indices.delete({ index: indices });
+  await client.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('loading a bundle', () => {
+  it('loads every file; rows match the manifest and documents match the distinct ids in the files', async () => {
+    const summary = await loadBundle(bundleA, options());
+    expect(summary.status).toBe('loaded');
+    const manifest = await readManifest(bundleA);
+    for (const [stem, identity] of Object.entries(IDENTITY)) {
+      const entry = manifest.files.find((f: { path: string }) => f.path === `${stem}.jsonl`);
+      if (!entry) continue;
+      const { rows, ids } = await distinctIds(bundleA, stem);
+      expect(rows, stem).toBe(entry.rowCount);
+      const count = (await client.count({ index: aliasName(prefix, stem) })).count;
+      expect(count, stem).toBe(ids.size);
+      expect(summary.counts[stem]).toBe(ids.size);
+      void identity;
+    }
+  });
+
+  it('loads files published only as .jsonl.gz', async () => {
+    const gzOnly = (await readManifest(bundleA)).files
+      .map((f: { path: string }) => f.path)
+      .filter((p: string) => !existsSync(path.join(bundleA, p)) && existsSync(path.join(bundleA, `${p}.gz`)));
+    expect(gzOnly.length).toBeGreaterThan(0);
+    for (const file of gzOnly) {
+      const stem = file.replace(/\.jsonl$/, '');
+      const { ids } = await distinctIds(bundleA, stem);
+      expect((await client.count({ index: aliasName(prefix, stem) })).count, file).toBe(ids.size);
+    }
+  });
+
+  it('keeps rows verbatim, unknown fields included', async () => {
+    let checked = 0;
+    for await (const { row } of readRows(bundleA, 'entities.jsonl')) {
+      const known = new Set(['id', 'slug', 'entityType', 'name', 'displayName', 'summary', 'environment', 'cycle', 'updatedAt']);
+      if (Object.keys(row).every((k) => known.has(k))) continue;
+      const hit = await client.search<{ row: unknown }>({ index: aliasName(prefix, 'entities'), query: { term: { id: row.id } } });
+      expect(hit.hits.hits[0]?._source?.row).toEqual(row);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('is a no-op for the live bundle unless forced', async () => {
+    const live = await liveGenerationId();
+    expect((await loadBundle(bundleA, options())).status).toBe('unchanged');
+    expect(await liveGenerationId()).toBe(live);
+    const forced = await loadBundle(bundleA, options({ force: true }));
+    expect(forced.status).toBe('loaded');
+    expect(await liveGenerationId()).toBe(forced.generation);
+  });
+});
+
+describe('refusing bad bundles', () => {
+  async function copyOf(name: string): Promise<string> {
+    const dir = path.join(work, name);
+    await cp(bundleA, dir, { recursive: true });
+    return dir;
+  }
+
+  it('refuses a corrupt line with file:line', async () => {
+    const dir = await copyOf('corrupt');
+    await appendFile(path.join(dir, 'killmails.jsonl'), '{"id": broken\n');
+    await expectRefused(dir, /^killmails\.jsonl:\d+: invalid JSON/);
+  });
+
+  it('refuses a checksum mismatch', async () => {
+    const dir = await copyOf('checksum');
+    const file = path.join(dir, 'sources.jsonl');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(/"title":"./, '"title":"#'));
+    await expectRefused(dir, /^sources\.jsonl: sha256 mismatch/);
+  });
+
+  it('refuses a truncated file (row count and size)', async () => {
+    const dir = await copyOf('truncated');
+    const file = path.join(dir, 'killmails.jsonl');
+    const size = (await readFile(file)).length;
+    await truncate(file, size - 10);
+    await expectRefused(dir, /^killmails\.jsonl(:\d+)?: /);
+  });
+
+  it('refuses a missing file', async () => {
+    const dir = await copyOf('missing');
+    await unlink(path.join(dir, 'relations.jsonl'));
+    await expectRefused(dir, /^relations\.jsonl: listed in the manifest but missing/);
+  });
+});
+
+describe('reloading', () => {
+  it('swaps atomically: a polling reader sees the old generation or the new one, never empty or mixed', async () => {
+    await loadBundle(bundleA, options({ force: true }));
+    const countA = (await client.count({ index: aliasName(prefix, 'entities') })).count;
+    const { ids } = await distinctIds(bundleB, 'entities');
+    let polls = 0;
+    let stop = false;
+    const seen = new Set<string>();
+    const poller = (async () => {
+      while (!stop) {
+        const response = await client.search({
+          index: [aliasName(prefix, 'entities'), aliasName(prefix, 'facts'), aliasName(prefix, 'meta')].join(','),
+          size: 0,
+          aggs: { indices: { terms: { field: '_index', size: 50 } } },
+        });
+        const buckets = (response.aggregations?.indices as { buckets: { key: string; doc_count: number }[] }).buckets;
+        const generations = new Set(buckets.map((b) => b.key.slice(-26)));
+        expect(generations.size).toBe(1);
+        const entities = buckets.find((b) => b.key.startsWith(aliasName(prefix, 'entities-')))?.doc_count;
+        expect([countA, ids.size]).toContain(entities);
+        seen.add([...generations][0]!);
+        polls += 1;
+      }
+    })();
+    const summary = await loadBundle(bundleB, options());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop = true;
+    await poller;
+    expect(summary.status).toBe('loaded');
+    expect(polls).toBeGreaterThan(5);
+    expect(seen.size).toBe(2);
+    expect((await client.count({ index: aliasName(prefix, 'entities') })).count).toBe(ids.size);
+  });
+});

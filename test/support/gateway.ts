@@ -1,0 +1,67 @@
+/**
+ * A gateway over a freshly generated bundle, for integration tests: writes a deterministic
+ * bundle into a temporary directory, loads it into the run's Elasticsearch under a prefix of
+ * its own (test files run in parallel on one cluster), and starts the app on a free port.
+ * Tests compute their expectations from `bundleDir`, never from Elasticsearch.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { writeBundle } from '../../generator/write-bundle.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createClient } from '../../src/search/client.ts';
+import { startServer } from '../../src/server.ts';
+import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
+import { uniquePrefix } from './elasticsearch.ts';
+
+export interface TestGateway {
+  url: string;
+  bundleDir: string;
+  prefix: string;
+  config: Readonly<Config>;
+  load: LoadSummary;
+  /** GET a path; JSON body parsed when the response is JSON. */
+  get(pathAndQuery: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  name: string;
+  scale?: number;
+  seed?: number;
+  env?: Record<string, string>;
+}
+
+export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
+  const esUrl = inject('esUrl');
+  const work = await mkdtemp(path.join(tmpdir(), `gw-${options.name}-`));
+  const bundleDir = path.join(work, 'bundle');
+  await writeBundle(bundleDir, { scale: options.scale ?? 2, seed: options.seed ?? 1 });
+  const prefix = uniquePrefix(options.name);
+  const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, ...options.env });
+  const client = createClient(esUrl, 120_000);
+  const load = await loadBundle(bundleDir, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle });
+  const running = await startServer(config, esUrl);
+  return {
+    url: running.url,
+    bundleDir,
+    prefix,
+    config,
+    load,
+    async get(pathAndQuery, init) {
+      const response = await fetch(`${running.url}${pathAndQuery}`, init);
+      const text = await response.text();
+      const json = (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : undefined;
+      return { status: response.status, headers: response.headers, body: json, text };
+    },
+    async close() {
+      await running.close();
+      const indices = await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] });
+      const names = Object.keys(indices ?? {}).filter((n) => n.startsWith(`${prefix}-`));
+      if (names.length) await client.indices.delete({ index: names, ignore_unavailable: true });
+      await client.close();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+}
