@@ -61,7 +61,7 @@ export function createProgress(options: { tty: boolean; write: (line: string) =>
           rows += 1;
           if (rows % 1000 === 0 && performance.now() >= next) {
             next = performance.now() + everyMs;
-            write(`  ${name}: ${rows}/${totalRows} rows, ${rate(rows, started)} rows/s`);
+            write(`  ${name}: ${rows}/${totalRows} rows, ${rate(rows, started)} rows/s, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB`);
           }
         },
         done: write,

@@ -5,6 +5,9 @@
  *    every time and is loaded once).
  * 3. Load it unless it is already the live generation.
  * 4. Start the gateway on HOST:PORT and print its address.
+ *
+ * `--load-only` stops after step 3 and `--no-load` skips steps 2-3: docker-compose runs the
+ * two halves as its loader and gateway services.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -20,31 +23,36 @@ import { provideElasticsearch } from './elasticsearch.ts';
 /** Scale of the sample bundle `npm start` serves without BUNDLE_DIR. */
 export const SAMPLE_SCALE = 3;
 
+const flags = new Set(process.argv.slice(2));
 const config = loadConfig();
 const write = (line: string) => console.error(line);
 const { url } = await provideElasticsearch(config, write);
-
-let bundleDir = config.bundleDir;
-if (!bundleDir) {
-  bundleDir = path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`);
-  if (!existsSync(path.join(bundleDir, 'manifest.json'))) {
-    write(`writing the sample bundle to ${bundleDir}`);
-    await writeBundle(bundleDir, { scale: SAMPLE_SCALE });
-  }
+if (!flags.has('--no-load')) await loadServedBundle();
+if (!flags.has('--load-only')) {
+  const running = await startServer(config, url);
+  console.log(`registry gateway listening on ${running.url}/v1 (Elasticsearch ${url})`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
 }
 
-const client = createClient(url, 120_000);
-const summary = await loadBundle(bundleDir, {
-  client,
-  prefix: config.indexPrefix,
-  dataDir: config.dataDir,
-  cycleStarts: config.cycleStarts,
-  currentCycle: config.currentCycle,
-  progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
-});
-write(formatSummary(summary));
-await client.close();
+async function loadServedBundle(): Promise<void> {
+  let bundleDir = config.bundleDir;
+  if (!bundleDir) {
+    bundleDir = path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`);
+    if (!existsSync(path.join(bundleDir, 'manifest.json'))) {
+      write(`writing the sample bundle to ${bundleDir}`);
+      await writeBundle(bundleDir, { scale: SAMPLE_SCALE });
+    }
+  }
 
-const running = await startServer(config, url);
-console.log(`registry gateway listening on ${running.url}/v1 (Elasticsearch ${url})`);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
+  const client = createClient(url, 120_000);
+  const summary = await loadBundle(bundleDir, {
+    client,
+    prefix: config.indexPrefix,
+    dataDir: config.dataDir,
+    cycleStarts: config.cycleStarts,
+    currentCycle: config.currentCycle,
+    progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
+  });
+  write(formatSummary(summary));
+  await client.close();
+}

@@ -1,0 +1,14 @@
+/** The run's Elasticsearch, as test files see it. */
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@elastic/elasticsearch';
+import { inject } from 'vitest';
+import { createClient } from '../../src/search/client.ts';
+
+export function testClient(): Client {
+  return createClient(inject('esUrl'), 120_000);
+}
+
+/** An index prefix of the test's own: test files run in parallel on one cluster. */
+export function uniquePrefix(name: string): string {
+  return `t-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${randomBytes(3).toString('hex')}`;
+}
