@@ -12,9 +12,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
 import type { CycleStart } from '../src/config.ts';
-import { INDICES, OPS_DOCUMENTS } from '../src/indices/all.ts';
+import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import type { LoadContext } from '../src/indices/description.ts';
-import { type GenerationDoc, type GenerationFile, META_INDEX, indexName, newGenerationId } from '../src/indices/generation.ts';
+import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
 import { toInstant } from '../src/indices/instant.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
@@ -93,7 +93,8 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
     if (!bundle.files.has(name)) throw new LoadError('required file is not listed in the manifest', { file: name });
   }
   const live = await liveGeneration(client, prefix);
-  if (live && live.manifestSha256 === bundle.manifestSha256 && !force) {
+  const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
+  if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
     progress.log(`bundle ${bundle.bundleId.slice(0, 12)} is already live as generation ${live.generation}; nothing to do (--force reloads)`);
     return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], counts: live.counts, rows: 0, seconds: 0, dropped: [] };
   }
@@ -162,6 +163,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       generation,
       bundleId: bundle.bundleId,
       manifestSha256: bundle.manifestSha256,
+      schema,
       generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
       loadedAt: new Date().toISOString(),
       currentCycle,

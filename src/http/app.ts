@@ -11,6 +11,11 @@ import compress from 'koa-compress';
 import type { AppState, RouteDeps } from '../routes/context.ts';
 import { currentRoutes } from '../routes/current.ts';
 import { entityRoutes } from '../routes/entities.ts';
+import { eventRoutes } from '../routes/events.ts';
+import { exportRoutes } from '../routes/exports.ts';
+import { killmailRoutes } from '../routes/killmails.ts';
+import { opsRoutes } from '../routes/ops.ts';
+import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
 import { ApiError } from './errors.ts';
 import { caching } from './middleware/caching.ts';
@@ -20,11 +25,7 @@ import { observeRequests } from './middleware/observe.ts';
 import { requestPath } from './middleware/request-path.ts';
 
 /** Route families, each in its own module under src/routes. */
-const ROUTE_FAMILIES = [
-  serviceRoutes,
-  entityRoutes,
-  currentRoutes,
-];
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes];
 
 export function createApp(deps: RouteDeps): Koa<AppState> {
   const app = new Koa<AppState>();

@@ -2,6 +2,8 @@
  * Every row-fed index, in load order. Relations load before killmails because a sourced
  * `killer` relation to an enemy is one of the two proofs of an NPC kill.
  */
+import { createHash } from 'node:crypto';
+import type { CycleStart } from '../config.ts';
 import { currentEntities, currentRelations } from './current.ts';
 import type { IndexDescription } from './description.ts';
 import { entities } from './entities.ts';
@@ -33,3 +35,22 @@ export const OPS_DOCUMENTS = {
 } as const;
 
 export type OpsDocumentName = keyof typeof OPS_DOCUMENTS;
+
+/** Bump when a `toDocument` changes what it writes without a mapping change. */
+const DOCUMENT_VERSION = 2;
+
+/**
+ * A fingerprint of everything that shapes the documents besides the bundle: mappings, the
+ * document version and the cycle settings. Loading a bundle that is already live is a no-op
+ * only when this is unchanged too, so an upgrade or a new CYCLE_STARTS reindexes by itself.
+ */
+export function indexSchema(settings: { cycleStarts: readonly CycleStart[]; currentCycle?: number }, metaMapping: unknown): string {
+  const shape = {
+    version: DOCUMENT_VERSION,
+    mappings: INDICES.map((d) => [d.name, d.mapping]),
+    meta: metaMapping,
+    cycleStarts: settings.cycleStarts.map((c) => [c.cycle, c.startsAtMs]),
+    currentCycle: settings.currentCycle ?? null,
+  };
+  return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
+}

@@ -8,7 +8,7 @@ import currentEntitiesMapping from '../../mappings/current_entities.json' with {
 import currentRelationsMapping from '../../mappings/current_relations.json' with { type: 'json' };
 import { currentCollectionOfPredicate, currentCollectionOfType } from './collections.ts';
 import { UNCYCLED, declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, type Row, RowError, idTokens, isPlaceholder, required, sortLabel, str } from './description.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, tokensOf, isPlaceholder, required, sortLabel, str } from './description.ts';
 import { toInstant } from './instant.ts';
 import { relationId } from './provenance.ts';
 
@@ -78,7 +78,7 @@ export const currentEntities: IndexDescription<CurrentEntityDoc> = {
       displayName: str(entity.displayName),
       summary: str(entity.summary),
       profileText: profileText || undefined,
-      tokens: idTokens(id, entity.slug),
+      tokens: tokensOf(id, entity.slug),
       label: sortLabel(entity.displayName, entity.name, id),
       placeholder: isPlaceholder(sortLabel(entity.displayName, entity.name, id)),
       hasEvidence: EVIDENCE_KEYS.some((k) => keys.has(k)),
@@ -132,7 +132,7 @@ export const currentRelations: IndexDescription<CurrentRelationDoc> = {
       cycle: UNCYCLED,
       label: `${subjectLabel} | ${objectLabel}`.slice(0, 256),
       searchText: [subjectLabel, objectLabel].join(' '),
-      tokens: idTokens(subject, object_),
+      tokens: tokensOf(subject, object_),
       createdAt: toInstant(row.createdAt)?.text,
       row,
     };

@@ -79,14 +79,18 @@ export function sortLabel(...candidates: unknown[]): string {
   return '';
 }
 
-/** The id and slug split into parts, so a search for `2112456789` finds `character:stillness:2112456789`. */
-export function idTokens(...ids: unknown[]): string[] {
+/**
+ * Whole values and their words, for exact-word matching: ids split at `:`, `-`, `/` and the
+ * like, names at spaces and punctuation. A search for `2112456789` finds
+ * `character:stillness:2112456789`, and `vesna` finds `Vesna Korr`.
+ */
+export function tokensOf(...values: unknown[]): string[] {
   const tokens = new Set<string>();
-  for (const id of ids) {
-    const value = str(id);
+  for (const candidate of values) {
+    const value = str(candidate);
     if (value === undefined) continue;
     tokens.add(value);
-    for (const part of value.split(/[:\-_/\s]+/)) if (part) tokens.add(part);
+    for (const part of value.split(/[^\p{L}\p{N}]+/u)) if (part) tokens.add(part);
   }
   return [...tokens].map((t) => t.slice(0, 512));
 }

@@ -1,7 +1,7 @@
 /** The `entities` index: one document per entity id (last row wins), sorted by label then id. */
 import mapping from '../../mappings/entities.json' with { type: 'json' };
 import { declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, idTokens, isPlaceholder, required, sortLabel, str } from './description.ts';
+import { type IndexDescription, type MappingFile, tokensOf, isPlaceholder, required, sortLabel, str } from './description.ts';
 import { toInstant } from './instant.ts';
 
 export interface EntityDoc {
@@ -46,7 +46,7 @@ export const entities: IndexDescription<EntityDoc> = {
       name: str(row.name),
       displayName: str(row.displayName),
       summary: str(row.summary),
-      tokens: idTokens(id, slug),
+      tokens: tokensOf(id, slug),
       label: sortLabel(row.displayName, row.name, id),
       placeholder: isPlaceholder(sortLabel(row.displayName, row.name, id)),
       updatedAt: toInstant(row.updatedAt)?.text,

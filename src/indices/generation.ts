@@ -52,6 +52,8 @@ export interface GenerationDoc {
   generation: string;
   bundleId: string;
   manifestSha256: string;
+  /** What the documents were built with (see `indexSchema`): a change means the bundle must be loaded again. */
+  schema: string;
   generatedAt?: string;
   loadedAt: string;
   /** The cycle that `cycles=current` and the default scope mean for this generation. */

@@ -10,7 +10,7 @@ import factsMapping from '../../mappings/facts.json' with { type: 'json' };
 import relationsMapping from '../../mappings/relations.json' with { type: 'json' };
 import sourcesMapping from '../../mappings/sources.json' with { type: 'json' };
 import { UNCYCLED, declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, type Row, RowError, required, str } from './description.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
 import { toInstant } from './instant.ts';
 
 type Rowed = { row: Row };
@@ -147,6 +147,8 @@ export const entitySources: IndexDescription<EntitySourceDoc> = {
 export interface SourceDoc extends Rowed {
   id: string;
   kind: string;
+  /** Words of the id, kind, title and locator: the `q` filter. */
+  tokens: string[];
   environment?: string;
   cycle: number;
   createdAt?: string;
@@ -165,6 +167,7 @@ export const sources: IndexDescription<SourceDoc> = {
     return {
       id: required(row, 'id'),
       kind: str(row.sourceKind) ?? str(row.kind) ?? '',
+      tokens: tokensOf(row.id, row.sourceKind, row.kind, row.title, row.locator),
       environment: str(row.environment),
       cycle: declaredCycle(row.cycle),
       createdAt: toInstant(row.createdAt)?.text,

@@ -9,7 +9,7 @@ import chainObjectsMapping from '../../mappings/chain_objects.json' with { type:
 import eventsMapping from '../../mappings/events.json' with { type: 'json' };
 import killmailsMapping from '../../mappings/killmails.json' with { type: 'json' };
 import { cycleAt, declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, type Row, RowError, required, str } from './description.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
 import { toInstant } from './instant.ts';
 
 function occurred(row: Row, field: string) {
@@ -28,6 +28,8 @@ export interface EventDoc {
   environment: string;
   cycle: number;
   occurredAt: string;
+  /** Words of the id, kind, module, digest, package and source: the `q` filter. */
+  tokens: string[];
   row: Row;
 }
 
@@ -45,6 +47,7 @@ export const events: IndexDescription<EventDoc> = {
     return {
       id: required(row, 'id'),
       kind: required(row, 'kind'),
+      tokens: tokensOf(row.id, row.kind, row.module, row.transactionDigest, row.packageId, row.sourceId),
       module: str(row.module),
       packageId: str(row.packageId),
       transactionDigest: str(row.transactionDigest),
@@ -69,10 +72,12 @@ export interface KillmailDoc {
   reporterId?: string;
   /** Killer proven NPC: an explicit killer type id, or a sourced enemy killer relation. */
   npc: boolean;
+  /** Words of the id, the actors' ids and names, and the loss type: the `q` filter. */
+  tokens: string[];
   row: Row;
 }
 
-type Resolved = { entityId?: unknown; rawId?: unknown; entityType?: unknown; typeId?: unknown; isNpc?: unknown };
+type Resolved = { entityId?: unknown; rawId?: unknown; entityType?: unknown; typeId?: unknown; isNpc?: unknown; displayName?: unknown };
 
 function resolved(value: unknown): Resolved {
   return value !== null && typeof value === 'object' ? (value as Resolved) : {};
@@ -97,16 +102,28 @@ export const killmails: IndexDescription<KillmailDoc> = {
     const killerCharacterId =
       str(row.killerCharacterId) ?? (killer.entityType === 'character' ? str(killer.entityId) ?? str(killer.rawId) : undefined);
     const killerIds = [killerCharacterId, killerTypeId, str(killer.entityId)].filter((v): v is string => v !== undefined);
+    const systemId = actor(row.systemId, row.system);
+    const victimId = actor(row.victimCharacterId, row.victim);
+    const reporterId = actor(row.reporterCharacterId, row.reporter);
     return {
       id,
       environment: required(row, 'environment'),
       cycle: cycleAt(at.ms, context.cycleStarts),
       occurredAt: at.text,
-      systemId: actor(row.systemId, row.system),
-      victimId: actor(row.victimCharacterId, row.victim),
+      systemId,
+      victimId,
       killerIds: [...new Set(killerIds)],
-      reporterId: actor(row.reporterCharacterId, row.reporter),
+      reporterId,
       npc: killerTypeId !== undefined || killer.isNpc === true || context.npcKillmails.has(id),
+      tokens: tokensOf(
+        id,
+        row.lossType,
+        ...(['system', 'victim', 'killer', 'reporter'] as const).flatMap((actor) => [row[`${actor}Name`], resolved(row[actor]).displayName]),
+        ...killerIds,
+        systemId,
+        victimId,
+        reporterId,
+      ),
       row,
     };
   },

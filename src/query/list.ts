@@ -48,7 +48,7 @@ export interface ListSpec {
   limit: number;
   after?: SortValue[];
   /** Document fields to return (default: the exported row only). */
-  source?: string[];
+  source?: estypes.SearchSourceConfig;
 }
 
 export function toListBody(spec: ListSpec): SearchBody {

@@ -5,7 +5,9 @@
  */
 import { entitySources, facts, relations, sources } from '../indices/provenance.ts';
 import type { SortValue } from './cursor.ts';
-import { type Query, type SearchBody, term, toListBody, toSort } from './list.ts';
+import { type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import type { CycleScope } from './scope.ts';
+import { toTokensFilter } from './search.ts';
 
 export const FACT_SORT = toSort(facts, facts.sort);
 export const RELATION_SORT = toSort(relations, relations.sort);
@@ -25,10 +27,23 @@ export function toEntitySourcesBody(entityId: string, limit: number, after?: Sor
   return toListBody({ filter: [term('entityId', entityId)], sort: ENTITY_SOURCE_SORT, limit, after });
 }
 
-/** `/v1/sources`: the environment's sources and those without one, as the reference does. */
-export function toSourceListBody(environment: string, limit: number, after?: SortValue[]): SearchBody {
+export interface SourceListParams {
+  environment: string;
+  /** Only when asked for: unlike entities, sources are listed across cycles by default. */
+  scope: CycleScope;
+  limit: number;
+  q?: string;
+  kind?: string;
+}
+
+/** `/v1/sources`: the environment's sources and those without one, as the reference does; by kind, then id. */
+export function toSourceListBody(params: SourceListParams, currentCycle: number, after?: SortValue[]): SearchBody {
   const env: Query = {
-    bool: { should: [term('environment', environment), { bool: { must_not: { exists: { field: 'environment' } } } }], minimum_should_match: 1 },
+    bool: { should: [term('environment', params.environment), { bool: { must_not: { exists: { field: 'environment' } } } }], minimum_should_match: 1 },
   };
-  return toListBody({ filter: [env], sort: SOURCE_SORT, limit, after });
+  const filter = [env];
+  if (params.scope.kind !== 'default') filter.push(...scopeFilter(params.scope, currentCycle));
+  if (params.kind !== undefined) filter.push(term('kind', params.kind));
+  if (params.q !== undefined) filter.push(toTokensFilter(params.q));
+  return toListBody({ filter, sort: SOURCE_SORT, limit: params.limit, after });
 }

@@ -6,7 +6,7 @@
  * typo-tolerant matches (fuzziness). `q` is only ever analysed text or a term: never query
  * syntax, never a wildcard.
  */
-import type { Query } from './list.ts';
+import { type Query, term } from './list.ts';
 
 /** Fields that carry a name: `text` with `index_prefixes` and a folded `.exact` keyword. */
 const NAME_FIELDS = ['name', 'displayName'] as const;
@@ -24,4 +24,16 @@ export function toSearchQuery(q: string, extraText: readonly string[] = []): Que
     ...extraText.map((f) => ({ match: { [f]: { query: q, boost: 1 } } })),
   ];
   return { bool: { should, minimum_should_match: 1 } };
+}
+
+/**
+ * `q` on the lists read in time or kind order (events, killmails, sources): a filter, not a
+ * ranking, so the list keeps its order and its cursor. `q` matches a row when it is one of
+ * the row's tokens (a whole id, kind or name: see `tokensOf`) or when each of its words is.
+ */
+export function toTokensFilter(q: string): Query {
+  const whole = term('tokens', q.toLowerCase());
+  const words = q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (words.length === 0 || (words.length === 1 && words[0] === q.toLowerCase())) return whole;
+  return { bool: { should: [whole, { bool: { filter: words.map((word) => term('tokens', word)) } }], minimum_should_match: 1 } };
 }

@@ -30,6 +30,8 @@ export interface PageRequest<Source, Out> {
 export interface Page<Out> {
   data: Out[];
   nextCursor?: string;
+  /** The generation the page was read from, for follow-up reads (e.g. enrichment). */
+  reader: Reader;
 }
 
 export async function readPage<Source, Out>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
@@ -42,7 +44,7 @@ export async function readPage<Source, Out>(ctx: AppContext, request: PageReques
   const page = hits.slice(0, request.limit);
   const data = page.map((hit) => request.toRecord(hit._source as Source, hit));
   const last = page.at(-1);
-  if (hits.length <= request.limit || !last?.sort) return { data };
+  if (hits.length <= request.limit || !last?.sort) return { data, reader };
   const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope);
-  return { data, nextCursor };
+  return { data, nextCursor, reader };
 }

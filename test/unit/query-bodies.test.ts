@@ -12,6 +12,7 @@ import { toCurrentEntityListBody, toCurrentRelationListBody } from '../../src/qu
 import { toEntityListBody, toEntityLookupBody } from '../../src/query/entities.ts';
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
+import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
 import { queryCases } from './query-cases.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/queries');
@@ -50,6 +51,8 @@ describe('query bodies', () => {
     toEntityRelationsBody,
     toEntitySourcesBody,
     toSourceListBody,
+    toEventListBody,
+    toKillmailListBody,
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {

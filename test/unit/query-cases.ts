@@ -17,6 +17,11 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['entity-facts', 'facts', b.toEntityFactsBody!('character:stillness:1', 50)],
     ['entity-relations', 'relations', b.toEntityRelationsBody!('character:stillness:1', 20, ['belongs_to', 'tribe:stillness:9', 's', 'relation:x'])],
     ['entity-sources', 'entity_sources', b.toEntitySourcesBody!('character:stillness:1', 50)],
-    ['sources', 'sources', b.toSourceListBody!('stillness', 50)],
+    ['sources', 'sources', b.toSourceListBody!({ environment: 'stillness', scope: { kind: 'default' }, limit: 50 }, 6)],
+    ['sources-kind-search', 'sources', b.toSourceListBody!({ environment: 'stillness', scope: { kind: 'cycles', cycles: [6] }, limit: 10, kind: 'onchain', q: 'chain graphql' }, 6, ['onchain', 'source:x'])],
+    ['events-filtered', 'events', b.toEventListBody!({ ...list, kind: 'killmail.created', module: 'killmail', packageId: '0x1', transactionDigest: 'T1', sourceId: 's' }, 6)],
+    ['events-search-after', 'events', b.toEventListBody!({ ...list, q: 'character.created', scope: { kind: 'all' } }, 6, ['2026-06-28T10:56:59.000000000Z', 'event:x:0'])],
+    ['killmails-filtered', 'killmails', b.toKillmailListBody!({ ...list, system: 'system:stillness:1', victim: 'v', killer: '94411', reporter: 'r', npc: true }, 6)],
+    ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
 }

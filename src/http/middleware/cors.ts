@@ -22,7 +22,7 @@ export function cors(): Middleware {
     ctx.set({
       'Access-Control-Allow-Origin': origin ?? '*',
       'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since',
       'Access-Control-Expose-Headers': 'ETag, Retry-After, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
       'Access-Control-Max-Age': '86400',
       'X-Content-Type-Options': 'nosniff',

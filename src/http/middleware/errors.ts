@@ -17,7 +17,8 @@ export function errorHandler(meta: Meta, logger: Logger): Middleware {
       if (!(thrown instanceof ApiError)) logger.error({ err: thrown, path: ctx.path }, 'unhandled error');
       ctx.status = error.status;
       ctx.set(error.headers);
-      ctx.remove('ETag');
+      // Headers a route set for the body it meant to send do not describe the error body.
+      for (const header of ['ETag', 'Last-Modified', 'Content-Encoding', 'Accept-Ranges']) ctx.remove(header);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = toErrorBody(error, meta);
     }

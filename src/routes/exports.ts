@@ -1,0 +1,136 @@
+/**
+ * `/v1/exports/{file}`: the live generation's bundle files, streamed from the immutable copy
+ * the loader kept for that generation (a reload never serves a mix of two bundles).
+ *
+ * - Only the specification's 17 names and the `.jsonl.gz` twins of the row files; the
+ *   reference's `sui_*` names are aliases. Anything else is 404, and no request names a path:
+ *   the file is looked up in the generation's file list.
+ * - A `.jsonl` published only as `.jsonl.gz` is served from the `.jsonl` URL with
+ *   `Content-Encoding: gzip` to clients that accept gzip, and decompressed for the others
+ *   (the reference sent gzip whatever the client said).
+ * - Strong `ETag` from the manifest's sha256, `Last-Modified` = the bundle's `generatedAt`,
+ *   304 on `If-None-Match`/`If-Modified-Since`, single byte ranges (206/416), HEAD.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createGunzip } from 'node:zlib';
+import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
+import { ApiError } from '../http/errors.ts';
+import { parseRange } from '../http/range.ts';
+import { takeParams } from '../query/params.ts';
+import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+
+const ROW_FILES = [
+  'entities', 'killmails', 'sources', 'events', 'chain_objects', 'facts', 'relations',
+  'entity_sources', 'source_artefacts', 'current_entities', 'current_relations',
+];
+const DOCUMENTS = ['manifest.json', 'catalog.json', 'ops_freshness.json', 'ops_cursors.json', 'ops_chain_coverage.json', 'ops_source_gaps.json'];
+/** The reference's brand names for the same files. */
+const ALIASES: Record<string, string> = { 'sui_objects.jsonl': 'chain_objects.jsonl', 'ops_sui_coverage.json': 'ops_chain_coverage.json' };
+const NDJSON = 'application/x-ndjson; charset=utf-8';
+const CACHE_CONTROL = 'public, max-age=60, s-maxage=300';
+
+/** What a request for one name resolves to in a generation. */
+interface Resolved {
+  /** The stored file to read. */
+  file: string;
+  contentType: string;
+  etag: string;
+  /** Send as `Content-Encoding: gzip`; or gunzip on the way out (`decode`). */
+  encoding?: 'gzip';
+  decode?: boolean;
+  /** Size of what is sent, when known before streaming. */
+  size: number;
+}
+
+/** The bundle file names a request name may be stored under (the spec's name first). */
+function namesFor(plain: string): string[] {
+  const canonical = ALIASES[plain] ?? plain;
+  return [canonical, ...Object.keys(ALIASES).filter((alias) => ALIASES[alias] === canonical)];
+}
+
+async function resolve(ctx: AppContext, generation: GenerationDoc, name: string): Promise<Resolved> {
+  const dir = generation.exportDir;
+  if (name === 'manifest.json') {
+    const file = path.join(dir, 'manifest.json');
+    return { file, contentType: 'application/json; charset=utf-8', etag: `"${generation.manifestSha256}"`, size: await sizeOf(file) };
+  }
+  const gzTwin = name.endsWith('.jsonl.gz');
+  const plain = gzTwin ? name.slice(0, -'.gz'.length) : name;
+  const stem = (ALIASES[plain] ?? plain).replace(/\.jsonl$/, '');
+  const allowed = DOCUMENTS.includes(ALIASES[plain] ?? plain) || (plain.endsWith('.jsonl') && ROW_FILES.includes(stem));
+  if (!allowed) throw ApiError.notFound();
+  const candidates = namesFor(plain);
+  const entry: GenerationFile | undefined = generation.files.find((f) => candidates.includes(f.path));
+  if (!entry) throw ApiError.notFound('Export object not found.');
+  const storedGz = entry.storedAs.endsWith('.gz');
+  const file = path.join(dir, entry.storedAs);
+  if (gzTwin) {
+    if (!storedGz) throw ApiError.notFound('Export object not found.');
+    return { file, contentType: 'application/gzip', etag: `"${entry.sha256}.gz"`, size: await sizeOf(file) };
+  }
+  const contentType = entry.contentType || (plain.endsWith('.jsonl') ? NDJSON : 'application/json; charset=utf-8');
+  if (!storedGz) return { file, contentType, etag: `"${entry.sha256}"`, size: await sizeOf(file) };
+  ctx.vary('Accept-Encoding');
+  if (ctx.get('Accept-Encoding') && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    return { file, contentType, etag: `"${entry.sha256}.gz"`, encoding: 'gzip', size: await sizeOf(file) };
+  }
+  return { file, contentType, etag: `"${entry.sha256}"`, decode: true, size: entry.sizeBytes };
+}
+
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    // The generation was dropped between the lookup and the read.
+    throw ApiError.notFound('Export object not found.');
+  }
+}
+
+export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
+  router.get('/v1/exports/:file', async (ctx) => {
+    takeParams(ctx.query, []);
+    const generation = (await deps.search.reader()).generation;
+    const found = await resolve(ctx, generation, ctx.params.file!);
+    ctx.compress = false;
+    ctx.set('Cache-Control', CACHE_CONTROL);
+    ctx.set('ETag', found.etag);
+    ctx.set('Last-Modified', new Date(generation.generatedAt ?? generation.loadedAt).toUTCString());
+    if (found.encoding) ctx.set('Content-Encoding', found.encoding);
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+
+    // Byte ranges of what is stored; a stream decoded on the way out is always sent whole.
+    let range = found.decode ? undefined : parseRange(ctx.get('Range') || undefined, found.size);
+    const ifRange = ctx.get('If-Range');
+    if (ifRange && ifRange !== found.etag) range = undefined;
+    if (!found.decode) ctx.set('Accept-Ranges', 'bytes');
+    if (range === 'unsatisfiable') {
+      throw new ApiError('bad_request', 'The requested range is outside the file.', 416, { parameter: 'Range', size: found.size }, { 'Content-Range': `bytes */${found.size}` });
+    }
+    if (range) {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${found.size}`);
+    }
+    const length = range ? range.end - range.start + 1 : found.size;
+    if (ctx.method === 'HEAD') {
+      // Koa sends no body for HEAD; opening the file would only leak a descriptor.
+      ctx.body = '';
+    } else {
+      const stream = createReadStream(found.file, range ? { start: range.start, end: range.end } : {});
+      if (found.decode) {
+        const gunzip = createGunzip();
+        stream.once('error', (error) => gunzip.destroy(error));
+        ctx.body = stream.pipe(gunzip);
+      } else {
+        ctx.body = stream;
+      }
+    }
+    ctx.type = found.contentType;
+    ctx.length = length;
+  });
+}

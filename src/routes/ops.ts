@@ -1,0 +1,77 @@
+/**
+ * The live generation's operational documents, inside the envelope (`data` = the document's
+ * own `data` member; the reference served three of the four unenveloped):
+ * `/v1/ops/freshness`, `/v1/ops/cursors`, `/v1/ops/chain-coverage` (also at the reference's
+ * `/v1/ops/sui-coverage`) and `/v1/ops/source-gaps`.
+ */
+import type { OpsDocumentName } from '../indices/all.ts';
+import { toEnvelope } from '../http/envelope.ts';
+import { ApiError } from '../http/errors.ts';
+import { takeParams, text } from '../query/params.ts';
+import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+
+type Doc = Record<string, unknown>;
+
+/** The registry's rule when it writes the export: an ingest at most 15 minutes old is live. */
+const LIVE_WITHIN_SECONDS = 15 * 60;
+/** Statuses the 15-minute rule computes; the others describe a kind of source, not an age. */
+const AGE_STATUSES = new Set(['live_indexed', 'cached_snapshot', 'unknown']);
+/** Most severe first (the reference sorted the strings descending: `none`, `info`, `actionable`). */
+const SEVERITY_RANK: Record<string, number> = { actionable: 0, info: 1, none: 2 };
+
+async function opsData(ctx: AppContext, deps: RouteDeps, name: OpsDocumentName): Promise<unknown> {
+  const generation = (await deps.search.reader()).generation;
+  ctx.state.generation = generation.generation;
+  const document = generation.ops[name] as Doc | undefined;
+  if (document === undefined) throw ApiError.notFound('Operations document not found.');
+  return document !== null && typeof document === 'object' && 'data' in document ? document.data : document;
+}
+
+const rows = (data: unknown): Doc[] => (Array.isArray(data) ? (data as Doc[]) : []);
+
+/**
+ * Freshness rows as exported, plus their age now: the exported `stalenessStatus` was frozen
+ * when the bundle was written (the reference's weak point 11).
+ */
+export function withAgeNow(row: Doc, now: number): Doc {
+  const at = typeof row.lastSuccessfulIngest === 'string' ? Date.parse(row.lastSuccessfulIngest) : NaN;
+  const ageSeconds = Number.isNaN(at) ? null : Math.max(0, Math.floor((now - at) / 1000));
+  const status = String(row.stalenessStatus ?? 'unknown');
+  const stalenessNow = !AGE_STATUSES.has(status) ? status : ageSeconds === null ? 'unknown' : ageSeconds <= LIVE_WITHIN_SECONDS ? 'live_indexed' : 'cached_snapshot';
+  return { ...row, ageSeconds, stalenessNow };
+}
+
+export function bySeverity(a: Doc, b: Doc): number {
+  const rank = (row: Doc) => SEVERITY_RANK[String(row.severity)] ?? 3;
+  return rank(a) - rank(b) || String(a.kind).localeCompare(String(b.kind)) || String(a.id).localeCompare(String(b.id));
+}
+
+export function opsRoutes(router: AppRouter, deps: RouteDeps): void {
+  router.get('/v1/ops/freshness', async (ctx) => {
+    takeParams(ctx.query, []);
+    const data = await opsData(ctx, deps, 'freshness');
+    const now = Date.now();
+    ctx.body = toEnvelope(rows(data).map((row) => withAgeNow(row, now)), deps.meta);
+    // The age changes by the second: no shared caching.
+    ctx.set('Cache-Control', 'no-store');
+  });
+
+  router.get('/v1/ops/cursors', async (ctx) => {
+    takeParams(ctx.query, []);
+    ctx.body = toEnvelope(rows(await opsData(ctx, deps, 'cursors')), deps.meta);
+  });
+
+  for (const route of ['/v1/ops/chain-coverage', '/v1/ops/sui-coverage']) {
+    router.get(route, async (ctx) => {
+      takeParams(ctx.query, []);
+      ctx.body = toEnvelope(await opsData(ctx, deps, 'chainCoverage'), deps.meta);
+    });
+  }
+
+  router.get('/v1/ops/source-gaps', async (ctx) => {
+    const params = takeParams(ctx.query, ['environment']);
+    const environment = text(params, 'environment');
+    const gaps = rows(await opsData(ctx, deps, 'sourceGaps')).filter((row) => environment === undefined || row.environment === environment);
+    ctx.body = toEnvelope([...gaps].sort(bySeverity), deps.meta);
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * `/v1/sources` (paged by kind then id; the reference had no cursor, so only its first 200
+ * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
+ */
+import type { Row } from '../indices/description.ts';
+import type { IndexName } from '../indices/all.ts';
+import { toEnvelope } from '../http/envelope.ts';
+import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
+import { SOURCE_SORT, toSourceListBody } from '../query/provenance.ts';
+import type { AppRouter, RouteDeps } from './context.ts';
+import { rowById } from './detail.ts';
+import { readPage } from './page.ts';
+
+type Rowed = { row: Row };
+
+export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
+  router.get('/v1/sources', async (ctx) => {
+    const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'kind']);
+    const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
+    const bind = { ...scope, q: parseQ(params.q, false), kind: text(params, 'kind') };
+    const page = await readPage<Rowed, Row>(ctx, {
+      search: deps.search,
+      route: '/v1/sources',
+      bind,
+      cursor,
+      limit,
+      index: 'sources',
+      sortFields: SOURCE_SORT.length,
+      body: (reader, after) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, after),
+      toRecord: (source) => source.row,
+    });
+    ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
+  });
+
+  const detail = (route: string, index: IndexName, notFound: string) =>
+    router.get(route, async (ctx) => {
+      takeParams(ctx.query, []);
+      ctx.body = toEnvelope((await rowById(ctx, deps, index, ctx.params.id!, notFound)).row, deps.meta);
+    });
+  detail('/v1/sources/:id', 'sources', 'Source not found.');
+  detail('/v1/artefacts/:id', 'source_artefacts', 'Artefact not found.');
+}
