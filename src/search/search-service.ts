@@ -45,7 +45,6 @@ export interface SearchServiceOptions {
 export function createSearchService(options: SearchServiceOptions): SearchService {
   const { client, prefix, observe, onError, liveCacheMs = 1000 } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
-  const kept = new Map<string, GenerationDoc>();
 
   async function timed<T>(index: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
@@ -77,25 +76,31 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return cached.value;
   }
 
+  const goneCursor = () =>
+    ApiError.badParameter('cursor', 'This cursor belongs to an index generation that is no longer served. Start again from the first page.');
+
+  /** A kept (not live) generation's document: read each time, since a later load may drop it. */
   async function generationDoc(generation: string): Promise<GenerationDoc> {
-    const known = kept.get(generation);
-    if (known) return known;
     const response = await timed(META_INDEX, () =>
       client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] }),
     );
-    if (!response.found || !response._source) {
-      throw ApiError.badParameter('cursor', 'This cursor belongs to an index generation that is no longer served. Start again from the first page.');
-    }
-    if (kept.size > 16) kept.clear();
-    kept.set(generation, response._source);
+    if (!response.found || !response._source) throw goneCursor();
     return response._source;
   }
 
-  function readerOf(generation: GenerationDoc): Reader {
+  function readerOf(generation: GenerationDoc, live: boolean): Reader {
     const name = (index: IndexName) => indexName(prefix, index, generation.generation);
     return {
       generation,
-      search: (index, body) => timed(index, () => client.search({ ...body, index: name(index) })),
+      search: async (index, body) => {
+        try {
+          return await timed(index, () => client.search({ ...body, index: name(index) }));
+        } catch (error) {
+          // A kept generation dropped by a load between the lookup and the search.
+          if (!live && error instanceof ApiError && error.code === 'unavailable') throw goneCursor();
+          throw error;
+        }
+      },
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId), _source_includes: ['row'] }));
@@ -110,8 +115,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     async reader(generation) {
       const current = await live();
       if (!current) throw ApiError.unavailable('No registry bundle is loaded yet.');
-      if (generation === undefined || generation === current.generation) return readerOf(current);
-      return readerOf(await generationDoc(generation));
+      if (generation === undefined || generation === current.generation) return readerOf(current, true);
+      return readerOf(await generationDoc(generation), false);
     },
     async health() {
       const response = await timed('cluster', () => client.cluster.health({ timeout: '2s' }));
