@@ -31,7 +31,11 @@ const ROUTES = [
   '/v1/characters?cycles=all&limit=200',
   '/v1/current/systems',
   '/v1/killmails?npc=true',
+  '/v1/killmails?limit=50',
   '/v1/events?limit=100',
+  '/v1/sources',
+  '/v1/ops/source-gaps',
+  '/v1/exports/killmails.jsonl',
 ];
 
 function run(url: string, seconds: number, connections: number): Promise<autocannon.Result> {

@@ -8,7 +8,6 @@
  * any empty page: its weak point 5). Characters and tribes never fall back.
  */
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
-import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import {
   CURRENT_SORT_FIELDS,
@@ -23,9 +22,6 @@ import { LIST_PARAMS, type Params, parseListParams, parseProfile, parseQ, takePa
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { readPage } from './page.ts';
-
-type Rowed = { row: Row };
-const rowOf = (source: Rowed) => source.row;
 
 function parseCurrent(params: Params, deps: RouteDeps): CurrentListParams & { cursor?: string } {
   return { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false), profile: parseProfile(params.profile) };
@@ -61,7 +57,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
       const page = useEntities
-        ? await readPage<Rowed, Row>(ctx, {
+        ? await readPage(ctx, {
             search: deps.search,
             route,
             bind: { ...bind, mode: 'entities' },
@@ -70,9 +66,8 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
             index: 'entities',
             sortFields: ENTITY_SORT_FIELDS,
             body: (reader, after) => toEntityListBody({ ...p, entityType }, reader.generation.currentCycle, after),
-            toRecord: rowOf,
           })
-        : await readPage<Rowed, Row>(ctx, {
+        : await readPage(ctx, {
             search: deps.search,
             route,
             bind: { ...bind, mode: 'current' },
@@ -81,7 +76,6 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
             index: 'current_entities',
             sortFields: CURRENT_SORT_FIELDS,
             body: (reader, after) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, after),
-            toRecord: rowOf,
           });
       ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
     });
@@ -93,7 +87,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     router.get(route, async (ctx: AppContext) => {
       const params = takeParams(ctx.query, RELATION_PARAMS);
       const { cursor, limit, ...bind } = { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false) };
-      const page = await readPage<Rowed, Row>(ctx, {
+      const page = await readPage(ctx, {
         search: deps.search,
         route,
         bind,
@@ -102,7 +96,6 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         index: 'current_relations',
         sortFields: CURRENT_SORT_FIELDS,
         body: (reader, after) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, after),
-        toRecord: rowOf,
       });
       ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
     });

@@ -34,7 +34,7 @@ function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: b
 
 async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: ReturnType<typeof parseEntityList>) {
   const { cursor, limit, ...bind } = p;
-  const page = await readPage<Rowed, Row>(ctx, {
+  const page = await readPage(ctx, {
     search: deps.search,
     route,
     bind,
@@ -43,7 +43,6 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     index: 'entities',
     sortFields: ENTITY_SORT_FIELDS,
     body: (reader, after) => toEntityListBody(p, reader.generation.currentCycle, after),
-    toRecord: rowOf,
   });
   ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
 }
@@ -85,7 +84,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       const params = takeParams(ctx.query, ['limit', 'cursor']);
       const limit = parseLimit(params.limit);
       const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
-      const page = await readPage<Rowed, Row>(ctx, {
+      const page = await readPage(ctx, {
         search: deps.search,
         route,
         bind: { id },

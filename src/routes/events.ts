@@ -1,5 +1,4 @@
 /** `/v1/events` (newest first, cycle-scoped, exact filters) and `/v1/events/{id}`. */
-import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
 import { EVENT_SORT, toEventListBody } from '../query/timeline.ts';
@@ -10,15 +9,13 @@ import { readPage } from './page.ts';
 /** Query parameter → indexed field; snake_case as the reference's clients send them. */
 const EVENT_FILTERS = { kind: 'kind', module: 'module', package_id: 'packageId', transaction_digest: 'transactionDigest', source_id: 'sourceId' } as const;
 
-type Rowed = { row: Row };
-
 export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
   router.get('/v1/events', async (ctx) => {
     const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', ...Object.keys(EVENT_FILTERS)]);
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const filters = Object.fromEntries(Object.entries(EVENT_FILTERS).map(([param, field]) => [field, text(params, param)]));
     const bind = { ...scope, ...filters, q: parseQ(params.q, false) };
-    const page = await readPage<Rowed, Row>(ctx, {
+    const page = await readPage(ctx, {
       search: deps.search,
       route: '/v1/events',
       bind,
@@ -27,7 +24,6 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'events',
       sortFields: EVENT_SORT.length,
       body: (reader, after) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, after),
-      toRecord: (source) => source.row,
     });
     ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
   });

@@ -16,6 +16,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
+import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseRange } from '../http/range.ts';
 import { takeParams } from '../query/params.ts';
@@ -99,7 +100,7 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
     ctx.set('Last-Modified', new Date(generation.generatedAt ?? generation.loadedAt).toUTCString());
     if (found.encoding) ctx.set('Content-Encoding', found.encoding);
     ctx.status = 200;
-    if (ctx.fresh) {
+    if (notModified(ctx)) {
       ctx.status = 304;
       return;
     }

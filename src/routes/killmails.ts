@@ -39,7 +39,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       reporter: text(params, 'reporter'),
       npc: parseBoolean('npc', params.npc),
     };
-    const page = await readPage<Rowed, Row>(ctx, {
+    const page = await readPage(ctx, {
       search: deps.search,
       route: '/v1/killmails',
       bind,
@@ -48,7 +48,6 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'killmails',
       sortFields: KILLMAIL_SORT.length,
       body: (reader, after) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, after),
-      toRecord: (source) => source.row,
     });
     ctx.body = toEnvelope(await enrich(page.reader, page.data), deps.meta, page.nextCursor);
   });

@@ -6,12 +6,13 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 import type { IndexName } from '../indices/all.ts';
+import type { Row } from '../indices/description.ts';
 import { type SortValue, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
 import type { AppContext } from './context.ts';
 
-export interface PageRequest<Source, Out> {
+export interface PageRequest<Source = { row: Row }, Out = Row> {
   search: SearchService;
   /** Route pattern, e.g. `/v1/entities`. */
   route: string;
@@ -24,7 +25,8 @@ export interface PageRequest<Source, Out> {
   sortFields: number;
   /** Builds the request body for this generation (its current cycle) from the cursor position. */
   body(reader: Reader, after: SortValue[] | undefined): SearchBody;
-  toRecord(source: Source, hit: estypes.SearchHit<Source>): Out;
+  /** Hit → record; by default the exported row, verbatim. */
+  toRecord?(source: Source, hit: estypes.SearchHit<Source>): Out;
 }
 
 export interface Page<Out> {
@@ -34,7 +36,7 @@ export interface Page<Out> {
   reader: Reader;
 }
 
-export async function readPage<Source, Out>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
+export async function readPage<Source = { row: Row }, Out = Row>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
   const scope = cursorScope(request.route, request.bind);
   const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, request.sortFields);
   const reader = await request.search.reader(cursor?.generation);
@@ -42,7 +44,8 @@ export async function readPage<Source, Out>(ctx: AppContext, request: PageReques
   const response = await reader.search<Source>(request.index, request.body(reader, cursor?.after));
   const hits = response.hits.hits;
   const page = hits.slice(0, request.limit);
-  const data = page.map((hit) => request.toRecord(hit._source as Source, hit));
+  const toRecord = request.toRecord ?? ((source: Source) => (source as { row: Row }).row as Out);
+  const data = page.map((hit) => toRecord(hit._source as Source, hit));
   const last = page.at(-1);
   if (hits.length <= request.limit || !last?.sort) return { data, reader };
   const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope);

@@ -2,7 +2,6 @@
  * `/v1/sources` (paged by kind then id; the reference had no cursor, so only its first 200
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
-import type { Row } from '../indices/description.ts';
 import type { IndexName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
@@ -11,14 +10,12 @@ import type { AppRouter, RouteDeps } from './context.ts';
 import { rowById } from './detail.ts';
 import { readPage } from './page.ts';
 
-type Rowed = { row: Row };
-
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
   router.get('/v1/sources', async (ctx) => {
     const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'kind']);
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const bind = { ...scope, q: parseQ(params.q, false), kind: text(params, 'kind') };
-    const page = await readPage<Rowed, Row>(ctx, {
+    const page = await readPage(ctx, {
       search: deps.search,
       route: '/v1/sources',
       bind,
@@ -27,7 +24,6 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'sources',
       sortFields: SOURCE_SORT.length,
       body: (reader, after) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, after),
-      toRecord: (source) => source.row,
     });
     ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
   });

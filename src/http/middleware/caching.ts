@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { notModified } from '../conditional.ts';
 
 export interface CachingState {
   generation?: string;
@@ -24,7 +25,7 @@ export function caching(maxAgeSeconds = 30): Middleware<CachingState> {
     const tag = createHash('sha256').update(`${generation} ${ctx.originalUrl}`).digest('base64url').slice(0, 27);
     ctx.set('ETag', `W/"${tag}"`);
     ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-    if (ctx.fresh) {
+    if (notModified(ctx)) {
       ctx.status = 304;
       ctx.body = null;
     }
