@@ -4,7 +4,9 @@
  * order its lists are read in. The loader writes with it; the gateway reads with it.
  *
  * Every document keeps the exported row verbatim under `row` (an object Elasticsearch stores
- * but does not index), and carries the indexed fields beside it. Rows never fail a load
+ * but does not index), and carries the indexed fields beside it. Only `row` is kept in the
+ * stored `_source` (mapping `_source.includes`): reads return it without source filtering,
+ * which measurably costs Elasticsearch CPU on every hit. Rows never fail a load
  * because a field changed type, and unknown fields survive without being mapped.
  */
 import { createHash } from 'node:crypto';
@@ -23,7 +25,7 @@ export interface LoadContext {
 /** An index mapping file: settings and mappings as sent to `indices.create`. */
 export interface MappingFile {
   settings: Record<string, unknown>;
-  mappings: { dynamic: 'strict'; properties: Record<string, unknown> };
+  mappings: { dynamic: 'strict'; _source?: { includes: string[] }; properties: Record<string, unknown> };
 }
 
 /** One sort clause; `format` makes `date_nanos` sort values strings (exact in JSON). */

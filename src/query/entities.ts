@@ -49,7 +49,6 @@ export function toEntityLookupBody(idOrSlug: string, entityType?: string): Searc
   return {
     query: { bool: { filter, should: [{ term: { id: { value: idOrSlug, boost: 2 } } }] } },
     size: 1,
-    _source: ['row', 'id'],
     track_total_hits: false,
   };
 }

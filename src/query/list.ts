@@ -47,19 +47,19 @@ export interface ListSpec {
   sort: estypes.SortCombinations[];
   limit: number;
   after?: SortValue[];
-  /** Document fields to return (default: the exported row only). */
+  /** Source filtering; by default none: the stored `_source` is the exported row alone (see mappings). */
   source?: estypes.SearchSourceConfig;
 }
 
 export function toListBody(spec: ListSpec): SearchBody {
-  const { filter, must, sort, limit, after, source = ['row'] } = spec;
+  const { filter, must, sort, limit, after, source } = spec;
   const body: SearchBody = {
     query: must?.length ? { bool: { filter, must } } : { bool: { filter } },
     sort,
     size: limit + 1,
-    _source: source,
     track_total_hits: false,
   };
+  if (source !== undefined) body._source = source;
   if (after !== undefined) body.search_after = after as estypes.FieldValue[];
   return body;
 }

@@ -51,10 +51,10 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
 async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, entityType?: string): Promise<{ reader: Reader; id: string; row: Row }> {
   const reader = await deps.search.reader();
   ctx.state.generation = reader.generation.generation;
-  const response = await reader.search<Rowed & { id: string }>('entities', toEntityLookupBody(idOrSlug, entityType));
+  const response = await reader.search<Rowed>('entities', toEntityLookupBody(idOrSlug, entityType));
   const hit = response.hits.hits[0]?._source;
   if (!hit) throw ApiError.notFound('Entity not found.');
-  return { reader, id: hit.id, row: hit.row };
+  return { reader, id: String(hit.row.id), row: hit.row };
 }
 
 const SUBROUTES = {

@@ -103,7 +103,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       },
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
-        const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId), _source_includes: ['row'] }));
+        const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
         return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source] : []));
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,

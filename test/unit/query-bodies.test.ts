@@ -72,6 +72,7 @@ describe('mappings', () => {
   it.each(INDICES.map((d) => [d.name, d] as const))('%s is explicit and maps its sort fields', (_name, description) => {
     expect(description.mapping.mappings.dynamic).toBe('strict');
     expect(description.mapping.mappings.properties.row).toEqual({ type: 'object', enabled: false });
+    expect(description.mapping.mappings._source).toEqual({ includes: ['row'] });
     for (const { field } of description.sort) if (field !== '_score') expect(mapped(description.name, field), field).toBe(true);
   });
 });
