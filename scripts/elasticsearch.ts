@@ -110,7 +110,7 @@ export async function installDistribution(cacheDir: string, log: Log = () => {})
   if (!existsSync(zip)) {
     if (!onPath('mvn')) throw new ProvisionError(`Maven (mvn) is needed to fetch Elasticsearch ${ES_VERSION}. ${WAYS_OUT}`);
     log(`Elasticsearch ${ES_VERSION}: fetching ${ARTIFACT} with Maven`);
-    run('mvn', ['-q', '-B', '-Dstyle.color=never', 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy', `-Dartifact=${ARTIFACT}`, `-DoutputDirectory=${downloads}`]);
+    run('mvn', ['-q', '-B', 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy', `-Dartifact=${ARTIFACT}`, `-DoutputDirectory=${downloads}`]);
   }
   // Unpack beside the target and rename, so a concurrent or interrupted run never sees half a tree.
   const staging = await mkdirFresh(path.join(root, `unpack-${process.pid}`));
@@ -299,7 +299,11 @@ function onPath(command: string): boolean {
   });
 }
 
+/** Runs a tool quietly; its output is shown only when it fails. */
 function run(command: string, args: string[], cwd?: string): void {
-  const result = spawnSync(command, args, { cwd, stdio: ['ignore', 2, 2] });
-  if (result.status !== 0) throw new ProvisionError(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-20).join('\n');
+    throw new ProvisionError(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal}):\n${output}`);
+  }
 }
