@@ -26,25 +26,6 @@ export const CURRENT_TYPES = [
   'character', 'tribe', 'assembly', 'gate', 'storage', 'turret', 'region', 'constellation', 'item', 'material',
   'enemy', 'recipe', 'blueprint', 'ship', 'structure', 'system', 'route',
 ] as const satisfies readonly EntityType[];
-
-/** The 14 typed collections of the API and their entity types. */
-export const TYPED_COLLECTIONS = {
-  systems: 'system',
-  characters: 'character',
-  tribes: 'tribe',
-  assemblies: 'assembly',
-  gates: 'gate',
-  regions: 'region',
-  constellations: 'constellation',
-  items: 'item',
-  materials: 'material',
-  enemies: 'enemy',
-  recipes: 'recipe',
-  blueprints: 'blueprint',
-  ships: 'ship',
-  structures: 'structure',
-} as const satisfies Record<string, EntityType>;
-
 /** Numeric code of an entity type (its position in ENTITY_TYPES). */
 export const TYPE_CODE: Readonly<Record<EntityType, number>> = Object.fromEntries(
   ENTITY_TYPES.map((type, code) => [type, code]),

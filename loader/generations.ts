@@ -14,12 +14,16 @@ const ALL_INDICES: readonly { name: string; mapping: MappingFile }[] = [
   { name: META_INDEX, mapping: META_MAPPING },
 ];
 
-/** Creates empty indices for a generation, tuned for bulk loading (no replicas, no refresh). */
+/**
+ * Creates empty indices for a generation, tuned for bulk loading: no replicas, no refresh,
+ * and an asynchronous translog (a crash mid-load loses nothing that matters: a failed load
+ * is deleted and run again; durability is restored before the swap).
+ */
 export async function createGenerationIndices(client: Client, prefix: string, generation: string): Promise<void> {
   for (const { name, mapping } of ALL_INDICES) {
     await client.indices.create({
       index: indexName(prefix, name, generation),
-      settings: { ...mapping.settings, number_of_replicas: 0, refresh_interval: '-1' },
+      settings: { ...mapping.settings, number_of_replicas: 0, refresh_interval: '-1', 'translog.durability': 'async' },
       mappings: mapping.mappings as never,
     });
   }
@@ -28,8 +32,9 @@ export async function createGenerationIndices(client: Client, prefix: string, ge
 /** Restores search settings after the load and makes every document visible. */
 export async function finishGenerationIndices(client: Client, prefix: string, generation: string, replicas: number): Promise<void> {
   const index = ALL_INDICES.map(({ name }) => indexName(prefix, name, generation));
-  await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas } });
+  await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas, 'translog.durability': 'request' } });
   await client.indices.refresh({ index });
+  await client.indices.flush({ index });
 }
 
 /** The live generation's document, or undefined when nothing is live. */

@@ -8,7 +8,6 @@
  * any empty page: its weak point 5). Characters and tribes never fall back.
  */
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
-import { toEnvelope } from '../http/envelope.ts';
 import {
   CURRENT_SORT_FIELDS,
   type CurrentListParams,
@@ -21,7 +20,7 @@ import { scopeFilter, term } from '../query/list.ts';
 import { LIST_PARAMS, type Params, parseListParams, parseProfile, parseQ, takeParams } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
-import { readPage } from './page.ts';
+import { sendPage } from './page.ts';
 
 function parseCurrent(params: Params, deps: RouteDeps): CurrentListParams & { cursor?: string } {
   return { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false), profile: parseProfile(params.profile) };
@@ -56,28 +55,26 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
-      const page = useEntities
-        ? await readPage(ctx, {
-            search: deps.search,
-            route,
-            bind: { ...bind, mode: 'entities' },
-            cursor,
-            limit,
-            index: 'entities',
-            sortFields: ENTITY_SORT_FIELDS,
-            body: (reader, after) => toEntityListBody({ ...p, entityType }, reader.generation.currentCycle, after),
-          })
-        : await readPage(ctx, {
-            search: deps.search,
-            route,
-            bind: { ...bind, mode: 'current' },
-            cursor,
-            limit,
-            index: 'current_entities',
-            sortFields: CURRENT_SORT_FIELDS,
-            body: (reader, after) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, after),
-          });
-      ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
+      const common = { route, cursor, limit };
+      await sendPage(
+        ctx,
+        deps,
+        useEntities
+          ? {
+              ...common,
+              bind: { ...bind, mode: 'entities' },
+              index: 'entities',
+              sortFields: ENTITY_SORT_FIELDS,
+              body: (reader, after) => toEntityListBody({ ...p, entityType }, reader.generation.currentCycle, after),
+            }
+          : {
+              ...common,
+              bind: { ...bind, mode: 'current' },
+              index: 'current_entities',
+              sortFields: CURRENT_SORT_FIELDS,
+              body: (reader, after) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, after),
+            },
+      );
     });
   }
 
@@ -87,8 +84,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     router.get(route, async (ctx: AppContext) => {
       const params = takeParams(ctx.query, RELATION_PARAMS);
       const { cursor, limit, ...bind } = { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false) };
-      const page = await readPage(ctx, {
-        search: deps.search,
+      await sendPage(ctx, deps, {
         route,
         bind,
         cursor,
@@ -97,7 +93,6 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         sortFields: CURRENT_SORT_FIELDS,
         body: (reader, after) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, after),
       });
-      ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
     });
   }
 }

@@ -12,7 +12,7 @@ import { FACT_SORT, RELATION_SORT, ENTITY_SOURCE_SORT, toEntityFactsBody, toEnti
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
-import { readPage } from './page.ts';
+import { sendPage } from './page.ts';
 
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
@@ -34,8 +34,7 @@ function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: b
 
 async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: ReturnType<typeof parseEntityList>) {
   const { cursor, limit, ...bind } = p;
-  const page = await readPage(ctx, {
-    search: deps.search,
+  await sendPage(ctx, deps, {
     route,
     bind,
     cursor,
@@ -44,7 +43,6 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     sortFields: ENTITY_SORT_FIELDS,
     body: (reader, after) => toEntityListBody(p, reader.generation.currentCycle, after),
   });
-  ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
 }
 
 /** The entity row for an id or slug, or 404; sets the generation for caching. */
@@ -84,8 +82,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       const params = takeParams(ctx.query, ['limit', 'cursor']);
       const limit = parseLimit(params.limit);
       const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
-      const page = await readPage(ctx, {
-        search: deps.search,
+      await sendPage(ctx, deps, {
         route,
         bind: { id },
         cursor: text(params, 'cursor'),
@@ -95,7 +92,6 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
         body: (_reader, after) => sub.body(id, limit, after),
         toRecord: sub.toRecord,
       });
-      ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
     });
   }
 

@@ -4,7 +4,7 @@ import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query
 import { EVENT_SORT, toEventListBody } from '../query/timeline.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { rowById } from './detail.ts';
-import { readPage } from './page.ts';
+import { sendPage } from './page.ts';
 
 /** Query parameter → indexed field; snake_case as the reference's clients send them. */
 const EVENT_FILTERS = { kind: 'kind', module: 'module', package_id: 'packageId', transaction_digest: 'transactionDigest', source_id: 'sourceId' } as const;
@@ -15,8 +15,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const filters = Object.fromEntries(Object.entries(EVENT_FILTERS).map(([param, field]) => [field, text(params, param)]));
     const bind = { ...scope, ...filters, q: parseQ(params.q, false) };
-    const page = await readPage(ctx, {
-      search: deps.search,
+    await sendPage(ctx, deps, {
       route: '/v1/events',
       bind,
       cursor,
@@ -25,7 +24,6 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       sortFields: EVENT_SORT.length,
       body: (reader, after) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
-    ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
   });
 
   router.get('/v1/events/:id', async (ctx) => {

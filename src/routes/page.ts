@@ -10,7 +10,8 @@ import type { Row } from '../indices/description.ts';
 import { type SortValue, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
-import type { AppContext } from './context.ts';
+import { toEnvelope } from '../http/envelope.ts';
+import type { AppContext, RouteDeps } from './context.ts';
 
 export interface PageRequest<Source = { row: Row }, Out = Row> {
   search: SearchService;
@@ -50,4 +51,10 @@ export async function readPage<Source = { row: Row }, Out = Row>(ctx: AppContext
   if (hits.length <= request.limit || !last?.sort) return { data, reader };
   const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope);
   return { data, nextCursor, reader };
+}
+
+/** Reads a page and answers it in the envelope: what most list routes do. */
+export async function sendPage(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: Omit<PageRequest, 'search'>): Promise<void> {
+  const page = await readPage(ctx, { ...request, search: deps.search });
+  ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
 }

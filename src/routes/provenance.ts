@@ -8,15 +8,14 @@ import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query
 import { SOURCE_SORT, toSourceListBody } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { rowById } from './detail.ts';
-import { readPage } from './page.ts';
+import { sendPage } from './page.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
   router.get('/v1/sources', async (ctx) => {
     const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'kind']);
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const bind = { ...scope, q: parseQ(params.q, false), kind: text(params, 'kind') };
-    const page = await readPage(ctx, {
-      search: deps.search,
+    await sendPage(ctx, deps, {
       route: '/v1/sources',
       bind,
       cursor,
@@ -25,7 +24,6 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       sortFields: SOURCE_SORT.length,
       body: (reader, after) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
-    ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
   });
 
   const detail = (route: string, index: IndexName, notFound: string) =>

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows, readManifest } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type Scope, byteCompare, inScope, walk } from '../support/pages.ts';
+import { type Scope, SCOPE_CASES, byteCompare, inScope, walk } from '../support/pages.ts';
 
 const TYPED: Record<string, string> = {
   systems: 'system', characters: 'character', tribes: 'tribe', assemblies: 'assembly', gates: 'gate', regions: 'region',
@@ -49,15 +49,9 @@ describe('/v1/entities', () => {
     expect(labels.some((l) => /\p{Extended_Pictographic}/u.test(l))).toBe(true);
   });
 
-  it.each([
-    ['cycles=all', 'all'],
-    ['cycles=current', 'current'],
-    ['cycles=5', [5]],
-    ['cycle=6', [6]],
-    ['cycles=5,6', [5, 6]],
-  ] as const)('scopes %s', async (query, scope) => {
+  it.each(SCOPE_CASES)('scopes %s', async (query, scope) => {
     const { rows } = await walk(gw, `/v1/entities?${query}`, 200);
-    expect(rows.map((r) => r.id)).toEqual(expected(scope as Scope));
+    expect(rows.map((r) => r.id)).toEqual(expected(scope));
   });
 
   it('lists another environment, and nothing for an unknown one', async () => {

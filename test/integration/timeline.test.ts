@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows, readManifest } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type Scope, cycleOfInstant, inScope, newestFirst, walk } from '../support/pages.ts';
+import { type Scope, SCOPE_CASES, cycleOfInstant, inScope, newestFirst, walk } from '../support/pages.ts';
 
 let gw: TestGateway;
 let current: number;
@@ -55,15 +55,9 @@ describe('/v1/events', () => {
     expect(pages).toBe(Math.ceil(expected.length / 97));
   });
 
-  it.each([
-    ['cycles=all', 'all'],
-    ['cycles=current', 'current'],
-    ['cycles=5', [5]],
-    ['cycle=6', [6]],
-    ['cycles=5,6', [5, 6]],
-  ] as const)('scopes %s', async (query, scope) => {
+  it.each(SCOPE_CASES)('scopes %s', async (query, scope) => {
     const { rows } = await walk(gw, `/v1/events?${query}`, 200);
-    expect(ids(rows)).toEqual(expectedEvents(scope as Scope));
+    expect(ids(rows)).toEqual(expectedEvents(scope));
   });
 
   it('orders rows with equal instants by id, and compares instants, not text', async () => {

@@ -42,6 +42,15 @@ export function cycleOfInstant(text: string): number | undefined {
 
 export type Scope = 'default' | 'current' | 'all' | number[];
 
+/** Query strings of the specification's scopes, with the scope each means. */
+export const SCOPE_CASES: [string, Scope][] = [
+  ['cycles=all', 'all'],
+  ['cycles=current', 'current'],
+  ['cycles=5', [5]],
+  ['cycle=6', [6]],
+  ['cycles=5,6', [5, 6]],
+];
+
 /** Whether a row of `cycle` (undefined = uncycled) is in `scope` when `current` is the current cycle. */
 export function inScope(cycle: number | undefined, scope: Scope, current: number): boolean {
   if (scope === 'all') return true;
