@@ -4,7 +4,8 @@
  * the previous generation still serving; a reload swaps atomically under a polling reader;
  * unknown fields survive.
  */
-import { appendFile, cp, mkdtemp, readFile, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, truncate, unlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -166,6 +167,26 @@ describe('refusing bad bundles', () => {
     const size = (await readFile(file)).length;
     await truncate(file, size - 10);
     await expectRefused(dir, /^killmails\.jsonl(:\d+)?: /);
+  });
+
+  it('follows a latest/ publish pointer, and refuses one whose manifest hash differs', async () => {
+    const root = path.join(work, 'published');
+    const manifestBytes = await readFile(path.join(bundleB, 'manifest.json'));
+    const bundleId = createHash('sha256').update(manifestBytes).digest('hex');
+    await cp(bundleB, path.join(root, 'bundles', bundleId), { recursive: true });
+    const pointer = {
+      schemaVersion: 'registry.export_publish_pointer.v1',
+      bundleId,
+      manifestKey: `registry/current/bundles/${bundleId}/manifest.json`,
+      manifestSha256: bundleId,
+    };
+    await mkdir(path.join(root, 'latest'));
+    await writeFile(path.join(root, 'latest', 'manifest.json'), JSON.stringify(pointer));
+    const summary = await loadBundle(path.join(root, 'latest'), options({ force: true }));
+    expect(summary.bundleId).toBe(bundleId);
+    expect(await liveGenerationId()).toBe(summary.generation);
+    await writeFile(path.join(root, 'latest', 'manifest.json'), JSON.stringify({ ...pointer, manifestSha256: '0'.repeat(64) }));
+    await expectRefused(path.join(root, 'latest'), /^manifest\.json: manifest of bundle .* does not match the pointer's manifestSha256/);
   });
 
   it('refuses a missing file', async () => {
