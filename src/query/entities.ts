@@ -19,6 +19,8 @@ export interface EntityListParams {
   q?: string;
   entityType?: string;
   profile?: Profile;
+  /** Only static types: entities whose id ends in `:type:<typeId>` (`/v1/types`). */
+  staticTypes?: boolean;
 }
 
 const BY_LABEL = toSort(entities, entities.sort);
@@ -34,6 +36,7 @@ export function toEntityListBody(params: EntityListParams, currentCycle: number,
   const filter: Query[] = [term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
   if (params.entityType !== undefined) filter.push(term('entityType', params.entityType));
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
+  if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
   const spec: ListSpec = { filter, sort: BY_LABEL, limit: params.limit, after };
   if (params.q !== undefined) {
     spec.must = [toSearchQuery(params.q)];
@@ -48,6 +51,16 @@ export function toEntityLookupBody(idOrSlug: string, entityType?: string): Searc
   if (entityType !== undefined) filter.push(term('entityType', entityType));
   return {
     query: { bool: { filter, should: [{ term: { id: { value: idOrSlug, boost: 2 } } }] } },
+    size: 1,
+    track_total_hits: false,
+  };
+}
+
+/** A static type by its numeric type id in one environment (`/v1/types/{typeId}`); the lowest id wins a tie. */
+export function toStaticTypeLookupBody(typeId: string, environment: string): SearchBody {
+  return {
+    query: { bool: { filter: [term('typeId', typeId), term('environment', environment)] } },
+    sort: [{ id: { order: 'asc' } }],
     size: 1,
     track_total_hits: false,
   };

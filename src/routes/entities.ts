@@ -6,7 +6,7 @@ import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
-import { ENTITY_SORT_FIELDS, type EntityListParams, toEntityListBody, toEntityLookupBody } from '../query/entities.ts';
+import { ENTITY_SORT_FIELDS, type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
 import { LIST_PARAMS, type Params, parseLimit, parseListParams, parseProfile, parseQ, takeParams, text } from '../query/params.ts';
 import { FACT_SORT, RELATION_SORT, ENTITY_SOURCE_SORT, toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
 import type { SearchBody } from '../query/list.ts';
@@ -17,7 +17,7 @@ import { sendPage } from './page.ts';
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
 
-function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: boolean; entityType?: string }): EntityListParams & { cursor?: string } {
+function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: boolean; entityType?: string; staticTypes?: boolean }): EntityListParams & { cursor?: string } {
   const list = parseListParams(params, deps.config.defaultEnvironment);
   const type = text(params, 'type');
   const entityType = text(params, 'entityType');
@@ -29,6 +29,7 @@ function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: b
     q: parseQ(params.q, options.requireQ),
     entityType: options.entityType ?? type ?? entityType,
     profile: parseProfile(params.profile),
+    staticTypes: options.staticTypes,
   };
 }
 
@@ -118,6 +119,21 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       },
       deps.meta,
     );
+  });
+
+  // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by
+  // their numeric type id in one environment (the reference matched `%:type:<id>` in any).
+  router.get('/v1/types', (ctx) =>
+    listEntities(ctx, deps, '/v1/types', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: false, staticTypes: true })),
+  );
+  router.get('/v1/types/:typeId', async (ctx) => {
+    const params = takeParams(ctx.query, ['environment']);
+    const reader = await deps.search.reader();
+    ctx.state.generation = reader.generation.generation;
+    const environment = text(params, 'environment') ?? deps.config.defaultEnvironment;
+    const hit = (await reader.search<Rowed>('entities', toStaticTypeLookupBody(ctx.params.typeId!, environment))).hits.hits[0]?._source;
+    if (!hit) throw ApiError.notFound('Static type not found.');
+    ctx.body = toEnvelope(hit.row, deps.meta);
   });
 
   const TYPED_PARAMS = [...LIST_PARAMS, 'q'];

@@ -89,6 +89,27 @@ describe('typed collections', () => {
   });
 });
 
+describe('/v1/types', () => {
+  const typeIdOf = (r: BundleRow) => /:type:([^:]+)$/.exec(r.id)?.[1];
+
+  it('lists the static types in scope', async () => {
+    const { rows } = await walk(gw, '/v1/types', 20);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.id)).toEqual(expected('default', (r) => typeIdOf(r) !== undefined));
+  });
+
+  it('finds a static type by its numeric id in the environment, 404 otherwise', async () => {
+    const row = entities.find((r) => r.environment === 'stillness' && typeIdOf(r) !== undefined)!;
+    const typeId = typeIdOf(row)!;
+    const first = entities.filter((r) => r.environment === 'stillness' && typeIdOf(r) === typeId).sort((a, b) => byteCompare(a.id, b.id))[0];
+    expect((await gw.get(`/v1/types/${typeId}`)).body.data).toEqual(first);
+    const missing = await gw.get('/v1/types/1');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe('Static type not found.');
+    expect((await gw.get(`/v1/types/${typeId}?environment=nowhere`)).status).toBe(404);
+  });
+});
+
 describe('entity detail and provenance', () => {
   async function busiest(file: string, key: (r: BundleRow) => string[]): Promise<[string, BundleRow[]]> {
     const rows = await readAllRows(gw.bundleDir, file);

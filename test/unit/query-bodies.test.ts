@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDICES } from '../../src/indices/all.ts';
 import { toCurrentEntityListBody, toCurrentRelationListBody } from '../../src/query/current.ts';
-import { toEntityListBody, toEntityLookupBody } from '../../src/query/entities.ts';
+import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../../src/query/entities.ts';
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
@@ -45,6 +45,7 @@ describe('query bodies', () => {
   const cases: [string, string, SearchBody][] = queryCases({
     toEntityListBody,
     toEntityLookupBody,
+    toStaticTypeLookupBody,
     toCurrentEntityListBody,
     toCurrentRelationListBody,
     toEntityFactsBody,

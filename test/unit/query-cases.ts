@@ -10,6 +10,8 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['entities-typed-all-cycles', 'entities', b.toEntityListBody!({ ...list, scope: { kind: 'all' }, entityType: 'character', profile: 'known' }, 6)],
     ['entities-search-after', 'entities', b.toEntityListBody!({ ...list, q: 'Zeta drone', scope: { kind: 'cycles', cycles: [5, 6] } }, 6, [12.5, 'character:stillness:1'])],
     ['entity-lookup', 'entities', b.toEntityLookupBody!('character-1-stillness', 'character')],
+    ['static-types', 'entities', b.toEntityListBody!({ ...list, staticTypes: true, q: 'drone' }, 6)],
+    ['static-type-lookup', 'entities', b.toStaticTypeLookupBody!('94411', 'stillness')],
     ['current-characters', 'current_entities', b.toCurrentEntityListBody!('characters', { ...list, scope: { kind: 'current' } }, 6)],
     ['current-systems-search', 'current_entities', b.toCurrentEntityListBody!('systems', { ...list, q: 'okr' }, 6)],
     ['current-ownership', 'current_relations', b.toCurrentRelationListBody!('ownership', list, 6, ['a | b', 'relation:x'])],
