@@ -60,16 +60,16 @@ export function highWaterMark(collection: Collection, result: RowFileResult): Re
   return mark;
 }
 
+/** The header catalog.json and manifest.json share, after their schemaVersion. */
+function sharedHeader(ctx: Context): Record<string, unknown> {
+  return { registry: REGISTRY, apiVersion: API_VERSION, generatedAt: ctx.generatedAt, cycleScope: 'current', cycles: [6], includeUncycled: true };
+}
+
 /** catalog.json; counts equal the manifest row counts. */
 export function catalogDocument(ctx: Context, counts: Partial<Record<Collection, number>>, dataFiles: readonly string[]): Record<string, unknown> {
   const catalog: Record<string, unknown> = {
     schemaVersion: CATALOG_SCHEMA,
-    registry: REGISTRY,
-    apiVersion: API_VERSION,
-    generatedAt: ctx.generatedAt,
-    cycleScope: 'current',
-    cycles: [6],
-    includeUncycled: true,
+    ...sharedHeader(ctx),
     entityCount: counts.entities ?? 0,
     killmailCount: counts.killmails ?? 0,
     sourceCount: counts.sources ?? 0,
@@ -89,12 +89,7 @@ export function manifestDocument(
 ): Record<string, unknown> {
   return {
     schemaVersion: MANIFEST_SCHEMA,
-    registry: REGISTRY,
-    apiVersion: API_VERSION,
-    generatedAt: ctx.generatedAt,
-    cycleScope: 'current',
-    cycles: [6],
-    includeUncycled: true,
+    ...sharedHeader(ctx),
     database: {
       engine: 'postgresql',
       database: databaseLabel,
