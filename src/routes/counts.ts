@@ -11,7 +11,9 @@ import { currentEntityFilter } from '../query/current.ts';
 import { type Query, scopeFilter, term } from '../query/list.ts';
 import type { SearchService } from '../search/search-service.ts';
 
-type Counter = { key: string; index: IndexName; filter: (env: string, currentCycle: number) => Query[] };
+type Filter = (env: string, currentCycle: number) => Query[];
+/** `fallback`: what the route lists instead when the collection has no rows in scope. */
+type Counter = { key: string; index: IndexName; filter: Filter; fallback?: { index: IndexName; filter: Filter } };
 
 const scoped = (env: string, cycle: number) => [term('environment', env), ...scopeFilter({ kind: 'default' }, cycle)];
 const byEnvironment = (env: string) => [term('environment', env)];
@@ -25,10 +27,12 @@ const COUNTERS: Counter[] = [
   { key: 'relations', index: 'relations', filter: byEnvironment },
   { key: 'artefacts', index: 'source_artefacts', filter: byEnvironment },
   { key: 'chain_objects', index: 'chain_objects', filter: byEnvironment },
-  ...Object.keys(CURRENT_ENTITY_COLLECTIONS).map((c): Counter => ({
+  ...Object.entries(CURRENT_ENTITY_COLLECTIONS).map(([c, { entityType, fallback }]): Counter => ({
     key: `current_${c}`,
     index: 'current_entities',
     filter: (env, cycle) => [...currentEntityFilter(c), ...scoped(env, cycle)],
+    // The route falls back to entity rows of the type; the gauge counts what the route shows.
+    fallback: fallback ? { index: 'entities', filter: (env, cycle) => [term('entityType', entityType), ...scoped(env, cycle)] } : undefined,
   })),
   ...Object.keys(CURRENT_RELATION_COLLECTIONS).map((c): Counter => ({
     key: `current_${c.replace(/[^a-z]/g, '_')}`,
@@ -48,7 +52,13 @@ export function createCountSource(search: SearchService, config: Readonly<Config
     const { currentCycle, ops } = reader.generation;
     const env = config.defaultEnvironment;
     const counts: Record<string, number> = {};
-    await Promise.all(COUNTERS.map(async (c) => (counts[c.key] = await reader.count(c.index, { bool: { filter: c.filter(env, currentCycle) } }))));
+    const countOf = (index: IndexName, filter: Filter) => reader.count(index, { bool: { filter: filter(env, currentCycle) } });
+    await Promise.all(
+      COUNTERS.map(async (c) => {
+        const n = await countOf(c.index, c.filter);
+        counts[c.key] = n === 0 && c.fallback ? await countOf(c.fallback.index, c.fallback.filter) : n;
+      }),
+    );
     const gaps = (ops.sourceGaps as { data?: unknown } | undefined)?.data;
     counts.source_gaps = Array.isArray(gaps) ? gaps.filter((g) => (g as { environment?: string })?.environment === env).length : 0;
     return counts;

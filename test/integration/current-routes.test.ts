@@ -32,13 +32,13 @@ const hasEvidence = (r: BundleRow) => {
 };
 
 /** The rows a collection lists in a scope: current rows, or entity rows when it has none at all. */
-function expected(collection: string, scope: Scope): { mode: 'current' | 'entities'; ids: string[] } {
+function expected(collection: string, scope: Scope, environment = 'stillness'): { mode: 'current' | 'entities'; ids: string[] } {
   const type = COLLECTIONS[collection]!;
   const rows = currentRows
-    .filter((r) => (r.entity.entityType ?? r.entity.type) === type && r.entity.environment === 'stillness' && inScope(cycleOf(r.entity), scope, current))
+    .filter((r) => (r.entity.entityType ?? r.entity.type) === type && r.entity.environment === environment && inScope(cycleOf(r.entity), scope, current))
     .filter((r) => collection !== 'characters' || hasEvidence(r));
   if (rows.length > 0 || NO_FALLBACK.has(collection)) return { mode: 'current', ids: rows.map((r) => r.entity).sort(byLabel).map((e) => e.id) };
-  const fallback = entities.filter((e) => e.entityType === type && e.environment === 'stillness' && inScope(cycleOf(e), scope, current));
+  const fallback = entities.filter((e) => e.entityType === type && e.environment === environment && inScope(cycleOf(e), scope, current));
   return { mode: 'entities', ids: fallback.sort(byLabel).map((e) => e.id) };
 }
 
@@ -65,6 +65,26 @@ describe('/v1/current entity collections', () => {
     const ids = rows.map((r) => (want.mode === 'current' ? r.entity.id : r.id));
     expect(ids).toEqual(want.ids);
     for (const row of rows) expect('entity' in row).toBe(want.mode === 'current');
+  });
+
+  it('counts on /metrics what each route lists by default, fallback included', async () => {
+    // An environment where some collection has entity rows but no current rows: its route and
+    // its gauge both show the fallback. The same seed and scale give the same bundle.
+    const environments = [...new Set(entities.map((e) => e.environment))];
+    const fallbackCase = environments.find((env) =>
+      Object.entries(COLLECTIONS).some(([c, type]) => !NO_FALLBACK.has(c) && expected(c, 'default', env).mode === 'entities' && expected(c, 'default', env).ids.length > 0),
+    );
+    expect(fallbackCase, 'the bundle has a collection that falls back with rows').toBeDefined();
+    const other = await startTestGateway({ name: 'current-gauges', scale: 2, seed: 9, env: { DEFAULT_ENVIRONMENT: fallbackCase! } });
+    try {
+      const { text } = await other.get('/metrics');
+      for (const collection of Object.keys(COLLECTIONS)) {
+        const gauge = new RegExp(`^registry_api_current_${collection} (\\d+)$`, 'm').exec(text);
+        expect(Number(gauge?.[1]), collection).toBe(expected(collection, 'default', fallbackCase).ids.length);
+      }
+    } finally {
+      await other.close();
+    }
   });
 
   it.each([['cycles=all', 'all'], ['cycles=current', 'current'], ['cycles=5', [5]]] as const)('scopes %s', async (query, scope) => {
