@@ -99,7 +99,6 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
     ctx.set('ETag', found.etag);
     ctx.set('Last-Modified', new Date(generation.generatedAt ?? generation.loadedAt).toUTCString());
     if (found.encoding) ctx.set('Content-Encoding', found.encoding);
-    ctx.status = 200;
     if (notModified(ctx)) {
       ctx.status = 304;
       return;
