@@ -3,6 +3,7 @@
  * into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1 when the
  * bundle is refused (with `file:line` and the reason), 2 on a usage error.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
@@ -32,7 +33,8 @@ async function main(): Promise<number> {
   const { url } = await provideElasticsearch(config, write);
   const client = createClient(url, 120_000);
   try {
-    const summary = await loadBundle(dir, {
+    // npm runs scripts in the project root; a relative path means the caller's directory.
+    const summary = await loadBundle(path.resolve(process.env.INIT_CWD ?? process.cwd(), dir), {
       client,
       prefix: config.indexPrefix,
       dataDir: config.dataDir,

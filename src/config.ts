@@ -111,7 +111,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esHeap: str(env, 'ES_HEAP', '1g'),
     esRequestTimeoutMs: int(env, 'ES_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000)!,
     indexPrefix,
-    bundleDir: bundleDir ? path.resolve(bundleDir) : undefined,
+    // npm runs scripts in the project root; a relative BUNDLE_DIR means the caller's directory.
+    bundleDir: bundleDir ? path.resolve(env.INIT_CWD ?? process.cwd(), bundleDir) : undefined,
     dataDir: path.resolve(PROJECT_ROOT, str(env, 'DATA_DIR', path.join(cacheDir, 'data'))),
     cacheDir,
     host: str(env, 'HOST', '127.0.0.1'),

@@ -1,0 +1,46 @@
+/** `npm run load` as a user runs it: exit codes, `file:line` on a refused bundle, the summary. */
+import { spawnSync } from 'node:child_process';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { writeBundle } from '../../generator/write-bundle.ts';
+import { PROJECT_ROOT } from '../../src/config.ts';
+import { testClient, uniquePrefix } from '../support/elasticsearch.ts';
+
+const prefix = uniquePrefix('cli');
+let work: string;
+
+function load(...args: string[]) {
+  const env = { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), INIT_CWD: work };
+  return spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), ...args], { env, encoding: 'utf8', timeout: 120_000 });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'cli-'));
+  await writeBundle(path.join(work, 'good'), { scale: 1, seed: 31 });
+  await writeBundle(path.join(work, 'bad'), { scale: 1, seed: 32 });
+  await appendFile(path.join(work, 'bad', 'sources.jsonl'), 'not json\n');
+});
+
+afterAll(async () => {
+  const client = testClient();
+  const names = Object.keys((await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] })) ?? {}).filter((n) => n.startsWith(`${prefix}-`));
+  if (names.length) await client.indices.delete({ index: names });
+  await client.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+it('loads a bundle given relative to the caller, then refuses a bad one with file:line and exit 1', async () => {
+  const good = load('good');
+  expect(good.status, good.stderr).toBe(0);
+  expect(good.stdout).toMatch(/loaded generation/);
+  const again = load('good');
+  expect(again.status).toBe(0);
+  expect(again.stderr).toMatch(/already live/);
+  const bad = load('bad');
+  expect(bad.status).toBe(1);
+  expect(bad.stderr).toMatch(/load refused: sources\.jsonl:\d+: /);
+  expect(bad.stderr).toMatch(/the live generation is unchanged/);
+  expect(load().status).toBe(2);
+});
