@@ -21,7 +21,7 @@ export interface RunningServer {
 
 export async function startServer(config: Readonly<Config>, esUrl: string): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel });
-  const client = createClient(esUrl, config.esRequestTimeoutMs);
+  const client = createClient(esUrl, config.esRequestTimeoutMs, 0);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({
     client,

@@ -4,8 +4,13 @@
  */
 import { Client } from '@elastic/elasticsearch';
 
-export function createClient(url: string, requestTimeoutMs = 30_000): Client {
-  return new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries: 2, compression: false });
+/**
+ * `maxRetries`: the loader retries (with the transport's exponential backoff) so a busy
+ * cluster does not fail a long load; the gateway does not (0), so a request meets a down
+ * cluster with an immediate 503 + Retry-After instead of seconds of backoff.
+ */
+export function createClient(url: string, requestTimeoutMs = 30_000, maxRetries = 2): Client {
+  return new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries, compression: false });
 }
 
 /** Waits until the cluster answers with yellow or green health (`GET /` is not served by every distribution). */
