@@ -28,8 +28,6 @@ const BY_SCORE = toSort(currentEntities, [
   { field: 'id', order: 'asc' },
 ]);
 
-export const CURRENT_SORT_FIELDS = 2;
-
 /** What makes a current entity row part of a collection, whatever the scope. */
 export function currentEntityFilter(collection: string): Query[] {
   const filter = [term('collection', collection)];

@@ -14,10 +14,13 @@ const MAX_LENGTH = 4096;
 /** A sort value as Elasticsearch returns it for our sorts: keyword text, number or score. */
 export type SortValue = string | number | null;
 
+/** What one sort clause yields: a score (number) or text (keywords, and instants formatted as text). */
+export type SortKind = 'number' | 'text';
+
 export interface Cursor {
   /** Generation the page was read from. */
   generation: string;
-  /** `search_after` values: one per sort field. */
+  /** `search_after` values: one per sort field (checked against the sort by `checkPosition`). */
   after: SortValue[];
 }
 
@@ -35,8 +38,8 @@ function invalid(reason: string): ApiError {
   return ApiError.badParameter('cursor', `Invalid cursor: ${reason}. Use the nextCursor of the previous page, unchanged.`);
 }
 
-/** Decodes a cursor for this scope and a sort of `fields` values; throws 400 on anything else. */
-export function decodeCursor(raw: string, scope: string, fields: number): Cursor {
+/** Decodes a cursor for this scope; throws 400 on anything that is not one of ours. */
+export function decodeCursor(raw: string, scope: string): Cursor {
   if (raw.length === 0 || raw.length > MAX_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid('not a cursor of this API');
   let value: unknown;
   try {
@@ -48,7 +51,20 @@ export function decodeCursor(raw: string, scope: string, fields: number): Cursor
   if (v !== VERSION) throw invalid('unknown cursor version');
   if (s !== scope) throw invalid('it belongs to another route or other filters');
   if (typeof g !== 'string' || !/^[0-9a-z-]{1,64}$/.test(g)) throw invalid('no generation');
-  const valid = Array.isArray(a) && a.length === fields && a.every((x) => x === null || typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)));
-  if (!valid) throw invalid('malformed position');
+  if (!Array.isArray(a)) throw invalid('malformed position');
   return { generation: g, after: a as SortValue[] };
+}
+
+/**
+ * Checks a decoded position against the sort it will be used with: one value per clause, a
+ * finite number for a score, text (or null: a row without that field) for the others, and
+ * the last one — the unique tiebreaker every row has — never null. A forged position is a
+ * 400 here, not an Elasticsearch error or a silently empty page.
+ */
+export function checkPosition(after: readonly unknown[], kinds: readonly SortKind[]): SortValue[] {
+  const fits = (value: unknown, kind: SortKind, last: boolean) =>
+    kind === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string' || (value === null && !last);
+  const valid = after.length === kinds.length && after.every((value, i) => fits(value, kinds[i]!, i === kinds.length - 1));
+  if (!valid) throw invalid('malformed position');
+  return after as SortValue[];
 }

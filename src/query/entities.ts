@@ -29,9 +29,6 @@ const BY_SCORE = toSort(entities, [
   { field: 'id', order: 'asc' },
 ]);
 
-/** Sort values per row: both orders have two. */
-export const ENTITY_SORT_FIELDS = 2;
-
 export function toEntityListBody(params: EntityListParams, currentCycle: number, after?: SortValue[]): SearchBody {
   const filter: Query[] = [term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
   if (params.entityType !== undefined) filter.push(term('entityType', params.entityType));

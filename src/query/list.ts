@@ -5,7 +5,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 import type { IndexDescription, SortField } from '../indices/description.ts';
-import type { SortValue } from './cursor.ts';
+import type { SortKind, SortValue } from './cursor.ts';
 import { type CycleScope, scopeCycles } from './scope.ts';
 
 export type Query = estypes.QueryDslQueryContainer;
@@ -24,6 +24,16 @@ export function toSort(description: Pick<IndexDescription<any>, 'mapping'>, sort
     if (field === '_score') return { _score: { order } };
     return { [field]: fieldType(description, field) === 'date_nanos' ? { order, format: NANOS_FORMAT } : { order } };
   });
+}
+
+/**
+ * The kind of value each sort clause yields: numbers for `_score`, text for every field we sort
+ * on (keywords, and `date_nanos` sorted with a text `format`; a unit test holds every index
+ * sort to those types).
+ */
+export function sortKinds(sort: SearchBody['sort']): SortKind[] {
+  const clauses = sort === undefined ? [] : Array.isArray(sort) ? sort : [sort];
+  return clauses.map((clause) => (typeof clause === 'object' && clause !== null && '_score' in clause ? 'number' : 'text'));
 }
 
 export function term(field: string, value: string | number | boolean): Query {

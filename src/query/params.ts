@@ -62,7 +62,8 @@ export function parseQ(raw: string | undefined, required: boolean): string | und
     if (required) throw ApiError.badParameter('q', 'q is required: the text to search for.');
     return undefined;
   }
-  if (value.length > MAX_Q_LENGTH) throw ApiError.badParameter('q', `q must be at most ${MAX_Q_LENGTH} characters.`);
+  // Characters, not UTF-16 units: 200 emoji are 200 characters.
+  if ([...value].length > MAX_Q_LENGTH) throw ApiError.badParameter('q', `q must be at most ${MAX_Q_LENGTH} characters.`);
   return value;
 }
 

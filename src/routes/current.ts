@@ -9,13 +9,12 @@
  */
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
 import {
-  CURRENT_SORT_FIELDS,
   type CurrentListParams,
   currentEntityFilter,
   toCurrentEntityListBody,
   toCurrentRelationListBody,
 } from '../query/current.ts';
-import { ENTITY_SORT_FIELDS, toEntityListBody } from '../query/entities.ts';
+import { toEntityListBody } from '../query/entities.ts';
 import { scopeFilter, term } from '../query/list.ts';
 import { LIST_PARAMS, type Params, parseListParams, parseProfile, parseQ, takeParams } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
@@ -64,14 +63,12 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
               ...common,
               bind: { ...bind, mode: 'entities' },
               index: 'entities',
-              sortFields: ENTITY_SORT_FIELDS,
               body: (reader, after) => toEntityListBody({ ...p, entityType }, reader.generation.currentCycle, after),
             }
           : {
               ...common,
               bind: { ...bind, mode: 'current' },
               index: 'current_entities',
-              sortFields: CURRENT_SORT_FIELDS,
               body: (reader, after) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, after),
             },
       );
@@ -90,7 +87,6 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         cursor,
         limit,
         index: 'current_relations',
-        sortFields: CURRENT_SORT_FIELDS,
         body: (reader, after) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, after),
       });
     });

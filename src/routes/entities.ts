@@ -6,9 +6,9 @@ import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../http/errors.ts';
-import { ENTITY_SORT_FIELDS, type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
+import { type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
 import { LIST_PARAMS, type Params, parseLimit, parseListParams, parseProfile, parseQ, takeParams, text } from '../query/params.ts';
-import { FACT_SORT, RELATION_SORT, ENTITY_SOURCE_SORT, toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
+import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
@@ -41,7 +41,6 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     cursor,
     limit,
     index: 'entities',
-    sortFields: ENTITY_SORT_FIELDS,
     body: (reader, after) => toEntityListBody(p, reader.generation.currentCycle, after),
   });
 }
@@ -57,9 +56,9 @@ async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, en
 }
 
 const SUBROUTES = {
-  facts: { index: 'facts', sortFields: FACT_SORT.length, body: toEntityFactsBody, toRecord: rowOf },
-  relations: { index: 'relations', sortFields: RELATION_SORT.length, body: toEntityRelationsBody, toRecord: rowOf },
-  sources: { index: 'entity_sources', sortFields: ENTITY_SOURCE_SORT.length, body: toEntitySourcesBody, toRecord: (s: Rowed) => (s.row.source ?? s.row) as Row },
+  facts: { index: 'facts', body: toEntityFactsBody, toRecord: rowOf },
+  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: rowOf },
+  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: (s: Rowed) => (s.row.source ?? s.row) as Row },
 } as const;
 
 /** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
@@ -89,7 +88,6 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
         cursor: text(params, 'cursor'),
         limit,
         index: sub.index,
-        sortFields: sub.sortFields,
         body: (_reader, after) => sub.body(id, limit, after),
         toRecord: sub.toRecord,
       });

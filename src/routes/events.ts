@@ -1,7 +1,7 @@
 /** `/v1/events` (newest first, cycle-scoped, exact filters) and `/v1/events/{id}`. */
 import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
-import { EVENT_SORT, toEventListBody } from '../query/timeline.ts';
+import { toEventListBody } from '../query/timeline.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { rowById } from './detail.ts';
 import { sendPage } from './page.ts';
@@ -21,7 +21,6 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'events',
-      sortFields: EVENT_SORT.length,
       body: (reader, after) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
   });

@@ -7,7 +7,7 @@
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseBoolean, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
-import { KILLMAIL_SORT, type KillmailListParams, toKillmailListBody } from '../query/timeline.ts';
+import { type KillmailListParams, toKillmailListBody } from '../query/timeline.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { actorEntityIds, rawRecord, withActors } from './killmail-actors.ts';
@@ -46,7 +46,6 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'killmails',
-      sortFields: KILLMAIL_SORT.length,
       body: (reader, after) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
     ctx.body = toEnvelope(await enrich(page.reader, page.data), deps.meta, page.nextCursor);

@@ -7,8 +7,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { IndexName } from '../indices/all.ts';
 import type { Row } from '../indices/description.ts';
-import { type SortValue, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
-import type { SearchBody } from '../query/list.ts';
+import { type SortValue, checkPosition, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
+import { type SearchBody, sortKinds } from '../query/list.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
@@ -22,8 +22,6 @@ export interface PageRequest<Source = { row: Row }, Out = Row> {
   cursor: string | undefined;
   limit: number;
   index: IndexName;
-  /** Number of sort values per row. */
-  sortFields: number;
   /** Builds the request body for this generation (its current cycle) from the cursor position. */
   body(reader: Reader, after: SortValue[] | undefined): SearchBody;
   /** Hit → record; by default the exported row, verbatim. */
@@ -39,10 +37,12 @@ export interface Page<Out> {
 
 export async function readPage<Source = { row: Row }, Out = Row>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
   const scope = cursorScope(request.route, request.bind);
-  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, request.sortFields);
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope);
   const reader = await request.search.reader(cursor?.generation);
   ctx.state.generation = reader.generation.generation;
-  const response = await reader.search<Source>(request.index, request.body(reader, cursor?.after));
+  // The position must fit the sort this request will use (the body without a position tells it).
+  const after = cursor && checkPosition(cursor.after, sortKinds(request.body(reader, undefined).sort));
+  const response = await reader.search<Source>(request.index, request.body(reader, after));
   const hits = response.hits.hits;
   const page = hits.slice(0, request.limit);
   const toRecord = request.toRecord ?? ((source: Source) => (source as { row: Row }).row as Out);

@@ -5,7 +5,7 @@
 import type { IndexName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
-import { SOURCE_SORT, toSourceListBody } from '../query/provenance.ts';
+import { toSourceListBody } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { rowById } from './detail.ts';
 import { sendPage } from './page.ts';
@@ -21,7 +21,6 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'sources',
-      sortFields: SOURCE_SORT.length,
       body: (reader, after) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
   });

@@ -11,7 +11,8 @@ import type { AppRouter, RouteDeps } from './context.ts';
 /** Router paths as the reference advertises them: `{param}` instead of `:param`. */
 export function advertisedRoutes(router: AppRouter): string[] {
   const paths = router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
-  return [...new Set(paths)].filter((p) => p.startsWith('/v1') && p !== '/v1');
+  // Like the reference: every route but the root document itself (`/v1`, `/`).
+  return [...new Set(paths)].filter((p) => p !== '/v1' && p !== '/');
 }
 
 export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -25,6 +26,8 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
   const root = async (ctx: Parameters<Parameters<AppRouter['get']>[1]>[0]) => {
     takeParams(ctx.query, []);
     const live = await search.live().catch(() => undefined);
+    // Cached like any read of the live generation (the reference cached the root for 30 s).
+    if (live) ctx.state.generation = live.generation;
     ctx.body = toEnvelope(
       {
         name: 'Registry Query Gateway',

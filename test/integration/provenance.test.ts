@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows, readManifest } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { byteCompare, inScope, walk } from '../support/pages.ts';
+import { byteCompare, inScope, walk } from '../support/expect.ts';
 
 let gw: TestGateway;
 let sources: BundleRow[];

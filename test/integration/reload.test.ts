@@ -13,7 +13,7 @@ import { writeBundle } from '../../generator/write-bundle.ts';
 import { createClient } from '../../src/search/client.ts';
 import { loadBundle } from '../../loader/load-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { newestFirst } from '../support/pages.ts';
+import { newestFirst } from '../support/expect.ts';
 
 let gw: TestGateway;
 let work: string;

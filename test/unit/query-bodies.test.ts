@@ -75,5 +75,10 @@ describe('mappings', () => {
     expect(description.mapping.mappings.properties.row).toEqual({ type: 'object', enabled: false });
     expect(description.mapping.mappings._source).toEqual({ includes: ['row'] });
     for (const { field } of description.sort) if (field !== '_score') expect(mapped(description.name, field), field).toBe(true);
+    // Cursor positions are checked as text for every sorted field (src/query/list.ts sortKinds).
+    for (const { field } of description.sort) {
+      const type = (description.mapping.mappings.properties[field] as { type?: string } | undefined)?.type;
+      if (field !== '_score') expect(['keyword', 'date_nanos'], `${description.name}.${field}`).toContain(type);
+    }
   });
 });
