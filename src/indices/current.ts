@@ -67,6 +67,7 @@ export const currentEntities: IndexDescription<CurrentEntityDoc> = {
     const keys = factKeys(row.facts);
     const related = ['tribe', 'owner', 'system'].map((k) => str(object(derived?.[k])?.displayName));
     const profileText = [str(profile?.metadataName), str(profile?.tag), ...related].filter(Boolean).join(' ');
+    const label = sortLabel(entity.displayName, entity.name, id);
     return {
       id,
       slug: str(entity.slug),
@@ -79,8 +80,8 @@ export const currentEntities: IndexDescription<CurrentEntityDoc> = {
       summary: str(entity.summary),
       profileText: profileText || undefined,
       tokens: tokensOf(id, entity.slug),
-      label: sortLabel(entity.displayName, entity.name, id),
-      placeholder: isPlaceholder(sortLabel(entity.displayName, entity.name, id)),
+      label,
+      placeholder: isPlaceholder(label),
       hasEvidence: EVIDENCE_KEYS.some((k) => keys.has(k)),
       updatedAt: toInstant(entity.updatedAt)?.text,
       row,

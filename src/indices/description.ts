@@ -92,9 +92,14 @@ export function tokensOf(...values: unknown[]): string[] {
     const value = str(candidate);
     if (value === undefined) continue;
     tokens.add(value);
-    for (const part of value.split(/[^\p{L}\p{N}]+/u)) if (part) tokens.add(part);
+    for (const part of words(value)) tokens.add(part);
   }
   return [...tokens].map((t) => t.slice(0, 512));
+}
+
+/** The words of a text: runs of letters and digits. Index tokens and `q` filters split alike. */
+export function words(text: string): string[] {
+  return text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 /** Registry placeholder labels (`Character 2112456789`, `Tribe 98000001`, `Gate 0x5e1f`): no real name is known yet. */

@@ -36,6 +36,7 @@ export const entities: IndexDescription<EntityDoc> = {
   toDocument(row) {
     const id = required(row, 'id');
     const slug = str(row.slug) ?? id;
+    const label = sortLabel(row.displayName, row.name, id);
     return {
       id,
       slug,
@@ -47,8 +48,8 @@ export const entities: IndexDescription<EntityDoc> = {
       displayName: str(row.displayName),
       summary: str(row.summary),
       tokens: tokensOf(id, slug),
-      label: sortLabel(row.displayName, row.name, id),
-      placeholder: isPlaceholder(sortLabel(row.displayName, row.name, id)),
+      label,
+      placeholder: isPlaceholder(label),
       updatedAt: toInstant(row.updatedAt)?.text,
       row,
     };

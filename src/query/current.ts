@@ -9,9 +9,9 @@
 import { currentEntities, currentRelations } from '../indices/current.ts';
 import type { SortValue } from './cursor.ts';
 import type { Profile } from './params.ts';
-import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import { type ListSpec, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
-import { toSearchQuery } from './search.ts';
+import { BY_RELEVANCE, toSearchQuery } from './search.ts';
 
 export interface CurrentListParams {
   environment: string;
@@ -23,35 +23,31 @@ export interface CurrentListParams {
 
 const ENTITY_BY_LABEL = toSort(currentEntities, currentEntities.sort);
 const RELATION_BY_LABEL = toSort(currentRelations, currentRelations.sort);
-const BY_SCORE = toSort(currentEntities, [
-  { field: '_score', order: 'desc' },
-  { field: 'id', order: 'asc' },
-]);
 
-/** What makes a current entity row part of a collection, whatever the scope. */
-export function currentEntityFilter(collection: string): Query[] {
+/** The current entity rows of a collection in an environment and cycle scope (characters need chain evidence). */
+export function currentEntityFilter(collection: string, environment: string, scope: CycleScope, currentCycle: number): Query[] {
   const filter = [term('collection', collection)];
   if (collection === 'characters') filter.push(term('hasEvidence', true));
-  return filter;
+  return [...filter, ...environmentScope(environment, scope, currentCycle)];
 }
 
 export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
-  const filter = [...currentEntityFilter(collection), term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  const filter = currentEntityFilter(collection, params.environment, params.scope, currentCycle);
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   const spec: ListSpec = { filter, sort: ENTITY_BY_LABEL, limit: params.limit, after };
   if (params.q !== undefined) {
     spec.must = [toSearchQuery(params.q, ['profileText'])];
-    spec.sort = BY_SCORE;
+    spec.sort = BY_RELEVANCE;
   }
   return toListBody(spec);
 }
 
 export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
-  const filter = [term('collection', collection), term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  const filter = [term('collection', collection), ...environmentScope(params.environment, params.scope, currentCycle)];
   const spec: ListSpec = { filter, sort: RELATION_BY_LABEL, limit: params.limit, after };
   if (params.q !== undefined) {
     spec.must = [{ bool: { should: [{ match: { searchText: { query: params.q, operator: 'and' } } }, term('tokens', params.q)], minimum_should_match: 1 } }];
-    spec.sort = BY_SCORE;
+    spec.sort = BY_RELEVANCE;
   }
   return toListBody(spec);
 }

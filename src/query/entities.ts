@@ -7,10 +7,10 @@
  */
 import { entities } from '../indices/entities.ts';
 import type { SortValue } from './cursor.ts';
-import { type ListSpec, type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import { type ListSpec, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
-import { toSearchQuery } from './search.ts';
+import { BY_RELEVANCE, toSearchQuery } from './search.ts';
 
 export interface EntityListParams {
   environment: string;
@@ -24,20 +24,16 @@ export interface EntityListParams {
 }
 
 const BY_LABEL = toSort(entities, entities.sort);
-const BY_SCORE = toSort(entities, [
-  { field: '_score', order: 'desc' },
-  { field: 'id', order: 'asc' },
-]);
 
 export function toEntityListBody(params: EntityListParams, currentCycle: number, after?: SortValue[]): SearchBody {
-  const filter: Query[] = [term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  const filter: Query[] = environmentScope(params.environment, params.scope, currentCycle);
   if (params.entityType !== undefined) filter.push(term('entityType', params.entityType));
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
   const spec: ListSpec = { filter, sort: BY_LABEL, limit: params.limit, after };
   if (params.q !== undefined) {
     spec.must = [toSearchQuery(params.q)];
-    spec.sort = BY_SCORE;
+    spec.sort = BY_RELEVANCE;
   }
   return toListBody(spec);
 }

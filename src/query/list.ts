@@ -50,6 +50,11 @@ export function scopeFilter(scope: CycleScope, currentCycle: number): Query[] {
   return cycles === undefined ? [] : [terms('cycle', cycles)];
 }
 
+/** What every scoped list filters on: one environment and the cycle scope. */
+export function environmentScope(environment: string, scope: CycleScope, currentCycle: number): Query[] {
+  return [term('environment', environment), ...scopeFilter(scope, currentCycle)];
+}
+
 export interface ListSpec {
   filter: Query[];
   /** Scoring clauses (search); without them the query is a pure filter. */

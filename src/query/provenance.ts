@@ -9,10 +9,10 @@ import { type Query, type SearchBody, scopeFilter, term, toListBody, toSort } fr
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 
-export const FACT_SORT = toSort(facts, facts.sort);
-export const RELATION_SORT = toSort(relations, relations.sort);
-export const ENTITY_SOURCE_SORT = toSort(entitySources, entitySources.sort);
-export const SOURCE_SORT = toSort(sources, sources.sort);
+const FACT_SORT = toSort(facts, facts.sort);
+const RELATION_SORT = toSort(relations, relations.sort);
+const ENTITY_SOURCE_SORT = toSort(entitySources, entitySources.sort);
+const SOURCE_SORT = toSort(sources, sources.sort);
 
 export function toEntityFactsBody(entityId: string, limit: number, after?: SortValue[]): SearchBody {
   return toListBody({ filter: [term('entityId', entityId)], sort: FACT_SORT, limit, after });

@@ -6,10 +6,15 @@
  * typo-tolerant matches (fuzziness). `q` is only ever analysed text or a term: never query
  * syntax, never a wildcard.
  */
+import type { estypes } from '@elastic/elasticsearch';
+import { words } from '../indices/description.ts';
 import { type Query, term } from './list.ts';
 
 /** Fields that carry a name: `text` with `index_prefixes` and a folded `.exact` keyword. */
 const NAME_FIELDS = ['name', 'displayName'] as const;
+
+/** Relevance order of every `q` search: score, then id for a stable page order. */
+export const BY_RELEVANCE: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }];
 
 export function toSearchQuery(q: string, extraText: readonly string[] = []): Query {
   const should: Query[] = [
@@ -32,8 +37,9 @@ export function toSearchQuery(q: string, extraText: readonly string[] = []): Que
  * the row's tokens (a whole id, kind or name: see `tokensOf`) or when each of its words is.
  */
 export function toTokensFilter(q: string): Query {
-  const whole = term('tokens', q.toLowerCase());
-  const words = q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  if (words.length === 0 || (words.length === 1 && words[0] === q.toLowerCase())) return whole;
-  return { bool: { should: [whole, { bool: { filter: words.map((word) => term('tokens', word)) } }], minimum_should_match: 1 } };
+  const lower = q.toLowerCase();
+  const whole = term('tokens', lower);
+  const parts = words(lower);
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === lower)) return whole;
+  return { bool: { should: [whole, { bool: { filter: parts.map((word) => term('tokens', word)) } }], minimum_should_match: 1 } };
 }

@@ -5,7 +5,7 @@
  */
 import { events, killmails } from '../indices/timeline.ts';
 import type { SortValue } from './cursor.ts';
-import { type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import { type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 
@@ -33,11 +33,11 @@ export interface KillmailListParams extends TimelineParams {
   npc?: boolean;
 }
 
-export const EVENT_SORT = toSort(events, events.sort);
-export const KILLMAIL_SORT = toSort(killmails, killmails.sort);
+const EVENT_SORT = toSort(events, events.sort);
+const KILLMAIL_SORT = toSort(killmails, killmails.sort);
 
 function scoped(params: TimelineParams, currentCycle: number): Query[] {
-  const filter = [term('environment', params.environment), ...scopeFilter(params.scope, currentCycle)];
+  const filter = environmentScope(params.environment, params.scope, currentCycle);
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
   return filter;
 }

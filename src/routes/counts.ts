@@ -8,14 +8,15 @@ import type { Config } from '../config.ts';
 import type { IndexName } from '../indices/all.ts';
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
 import { currentEntityFilter } from '../query/current.ts';
-import { type Query, scopeFilter, term } from '../query/list.ts';
+import { type Query, environmentScope, term } from '../query/list.ts';
 import type { SearchService } from '../search/search-service.ts';
 
 type Filter = (env: string, currentCycle: number) => Query[];
 /** `fallback`: what the route lists instead when the collection has no rows in scope. */
 type Counter = { key: string; index: IndexName; filter: Filter; fallback?: { index: IndexName; filter: Filter } };
 
-const scoped = (env: string, cycle: number) => [term('environment', env), ...scopeFilter({ kind: 'default' }, cycle)];
+const DEFAULT_SCOPE = { kind: 'default' } as const;
+const scoped = (env: string, cycle: number) => environmentScope(env, DEFAULT_SCOPE, cycle);
 const byEnvironment = (env: string) => [term('environment', env)];
 
 const COUNTERS: Counter[] = [
@@ -30,7 +31,7 @@ const COUNTERS: Counter[] = [
   ...Object.entries(CURRENT_ENTITY_COLLECTIONS).map(([c, { entityType, fallback }]): Counter => ({
     key: `current_${c}`,
     index: 'current_entities',
-    filter: (env, cycle) => [...currentEntityFilter(c), ...scoped(env, cycle)],
+    filter: (env, cycle) => currentEntityFilter(c, env, DEFAULT_SCOPE, cycle),
     // The route falls back to entity rows of the type; the gauge counts what the route shows.
     fallback: fallback ? { index: 'entities', filter: (env, cycle) => [term('entityType', entityType), ...scoped(env, cycle)] } : undefined,
   })),

@@ -15,7 +15,6 @@ import {
   toCurrentRelationListBody,
 } from '../query/current.ts';
 import { toEntityListBody } from '../query/entities.ts';
-import { scopeFilter, term } from '../query/list.ts';
 import { LIST_PARAMS, type Params, parseListParams, parseProfile, parseQ, takeParams } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
@@ -33,7 +32,7 @@ function createHasRows() {
     let known = cache.get(key);
     if (!known) {
       if (cache.size > 1000) cache.clear();
-      const filter = [...currentEntityFilter(collection), term('environment', p.environment), ...scopeFilter(p.scope, reader.generation.currentCycle)];
+      const filter = currentEntityFilter(collection, p.environment, p.scope, reader.generation.currentCycle);
       known = reader.count('current_entities', { bool: { filter } }).then((n) => n > 0);
       known.catch(() => cache.delete(key));
       cache.set(key, known);

@@ -12,6 +12,7 @@ import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '.
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { firstRow } from './detail.ts';
 import { sendPage } from './page.ts';
 
 type Rowed = { row: Row };
@@ -45,14 +46,10 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
   });
 }
 
-/** The entity row for an id or slug, or 404; sets the generation for caching. */
+/** The entity row for an id or slug, or 404. */
 async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, entityType?: string): Promise<{ reader: Reader; id: string; row: Row }> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
-  const response = await reader.search<Rowed>('entities', toEntityLookupBody(idOrSlug, entityType));
-  const hit = response.hits.hits[0]?._source;
-  if (!hit) throw ApiError.notFound('Entity not found.');
-  return { reader, id: String(hit.row.id), row: hit.row };
+  const { reader, row } = await firstRow(ctx, deps, 'entities', toEntityLookupBody(idOrSlug, entityType), 'Entity not found.');
+  return { reader, id: String(row.id), row };
 }
 
 const SUBROUTES = {
@@ -126,12 +123,9 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   );
   router.get('/v1/types/:typeId', async (ctx) => {
     const params = takeParams(ctx.query, ['environment']);
-    const reader = await deps.search.reader();
-    ctx.state.generation = reader.generation.generation;
     const environment = text(params, 'environment') ?? deps.config.defaultEnvironment;
-    const hit = (await reader.search<Rowed>('entities', toStaticTypeLookupBody(ctx.params.typeId!, environment))).hits.hits[0]?._source;
-    if (!hit) throw ApiError.notFound('Static type not found.');
-    ctx.body = toEnvelope(hit.row, deps.meta);
+    const { row } = await firstRow(ctx, deps, 'entities', toStaticTypeLookupBody(ctx.params.typeId!, environment), 'Static type not found.');
+    ctx.body = toEnvelope(row, deps.meta);
   });
 
   const TYPED_PARAMS = [...LIST_PARAMS, 'q'];

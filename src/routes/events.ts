@@ -1,9 +1,8 @@
 /** `/v1/events` (newest first, cycle-scoped, exact filters) and `/v1/events/{id}`. */
-import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
 import { toEventListBody } from '../query/timeline.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
-import { rowById } from './detail.ts';
+import { detailRoute } from './detail.ts';
 import { sendPage } from './page.ts';
 
 /** Query parameter → indexed field; snake_case as the reference's clients send them. */
@@ -25,8 +24,5 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  router.get('/v1/events/:id', async (ctx) => {
-    takeParams(ctx.query, []);
-    ctx.body = toEnvelope((await rowById(ctx, deps, 'events', ctx.params.id!, 'Event not found.')).row, deps.meta);
-  });
+  detailRoute(router, deps, '/v1/events/:id', 'events', 'Event not found.');
 }

@@ -15,6 +15,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
+import { INDICES, OPS_DOCUMENTS } from '../indices/all.ts';
 import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../http/errors.ts';
@@ -22,13 +23,16 @@ import { parseRange } from '../http/range.ts';
 import { takeParams } from '../query/params.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 
-const ROW_FILES = [
-  'entities', 'killmails', 'sources', 'events', 'chain_objects', 'facts', 'relations',
-  'entity_sources', 'source_artefacts', 'current_entities', 'current_relations',
-];
-const DOCUMENTS = ['manifest.json', 'catalog.json', 'ops_freshness.json', 'ops_cursors.json', 'ops_chain_coverage.json', 'ops_source_gaps.json'];
-/** The reference's brand names for the same files. */
-const ALIASES: Record<string, string> = { 'sui_objects.jsonl': 'chain_objects.jsonl', 'ops_sui_coverage.json': 'ops_chain_coverage.json' };
+/**
+ * Every servable name (besides manifest.json) → the names the bundle may store that file
+ * under, read from the index descriptions and the ops document list, so the reference's
+ * `sui_*` spellings are the same aliases the loader accepts.
+ */
+const EXPORTS = new Map<string, readonly string[]>([
+  ['catalog.json', ['catalog.json']],
+  ...Object.values(OPS_DOCUMENTS).flatMap((names) => names.map((name) => [name, names] as const)),
+  ...INDICES.flatMap(({ files }) => files.map((stem) => [`${stem}.jsonl`, files.map((f) => `${f}.jsonl`)] as const)),
+]);
 const NDJSON = 'application/x-ndjson; charset=utf-8';
 const CACHE_CONTROL = 'public, max-age=60, s-maxage=300';
 
@@ -45,12 +49,6 @@ interface Resolved {
   size: number;
 }
 
-/** The bundle file names a request name may be stored under (the spec's name first). */
-function namesFor(plain: string): string[] {
-  const canonical = ALIASES[plain] ?? plain;
-  return [canonical, ...Object.keys(ALIASES).filter((alias) => ALIASES[alias] === canonical)];
-}
-
 async function resolve(ctx: AppContext, generation: GenerationDoc, name: string): Promise<Resolved> {
   const dir = generation.exportDir;
   if (name === 'manifest.json') {
@@ -59,10 +57,8 @@ async function resolve(ctx: AppContext, generation: GenerationDoc, name: string)
   }
   const gzTwin = name.endsWith('.jsonl.gz');
   const plain = gzTwin ? name.slice(0, -'.gz'.length) : name;
-  const stem = (ALIASES[plain] ?? plain).replace(/\.jsonl$/, '');
-  const allowed = DOCUMENTS.includes(ALIASES[plain] ?? plain) || (plain.endsWith('.jsonl') && ROW_FILES.includes(stem));
-  if (!allowed) throw ApiError.notFound();
-  const candidates = namesFor(plain);
+  const candidates = EXPORTS.get(plain);
+  if (!candidates) throw ApiError.notFound();
   const entry: GenerationFile | undefined = generation.files.find((f) => candidates.includes(f.path));
   if (!entry) throw ApiError.notFound('Export object not found.');
   const storedGz = entry.storedAs.endsWith('.gz');

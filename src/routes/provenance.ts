@@ -2,12 +2,10 @@
  * `/v1/sources` (paged by kind then id; the reference had no cursor, so only its first 200
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
-import type { IndexName } from '../indices/all.ts';
-import { toEnvelope } from '../http/envelope.ts';
 import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
 import { toSourceListBody } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
-import { rowById } from './detail.ts';
+import { detailRoute } from './detail.ts';
 import { sendPage } from './page.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -25,11 +23,6 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  const detail = (route: string, index: IndexName, notFound: string) =>
-    router.get(route, async (ctx) => {
-      takeParams(ctx.query, []);
-      ctx.body = toEnvelope((await rowById(ctx, deps, index, ctx.params.id!, notFound)).row, deps.meta);
-    });
-  detail('/v1/sources/:id', 'sources', 'Source not found.');
-  detail('/v1/artefacts/:id', 'source_artefacts', 'Artefact not found.');
+  detailRoute(router, deps, '/v1/sources/:id', 'sources', 'Source not found.');
+  detailRoute(router, deps, '/v1/artefacts/:id', 'source_artefacts', 'Artefact not found.');
 }

@@ -12,17 +12,3 @@ import { Client } from '@elastic/elasticsearch';
 export function createClient(url: string, requestTimeoutMs = 30_000, maxRetries = 2): Client {
   return new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries, compression: false });
 }
-
-/** Waits until the cluster answers with yellow or green health (`GET /` is not served by every distribution). */
-export async function waitForCluster(client: Client, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await client.cluster.health({ wait_for_status: 'yellow', timeout: '5s' });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
