@@ -6,13 +6,12 @@
  */
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { writeBundle } from '../generator/write-bundle.ts';
+import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { startServer } from '../src/server.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
-import { existsSync } from 'node:fs';
 
 export interface RouteResult {
   route: string;
@@ -46,8 +45,7 @@ function run(url: string, seconds: number, connections: number): Promise<autocan
 
 export async function benchHttp(scale: number, seconds: number, log: (line: string) => void): Promise<RouteResult[]> {
   const config = loadConfig({ ...process.env, INDEX_PREFIX: 'bench-http', PORT: '0', LOG_LEVEL: 'warn' });
-  const dir = path.join(config.cacheDir, `bench-bundle-scale-${scale}`);
-  if (!existsSync(path.join(dir, 'manifest.json'))) await writeBundle(dir, { scale });
+  const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   const { url } = await provideElasticsearch(config, log);
   const client = createClient(url, 300_000);
   await loadBundle(dir, { client, prefix: config.indexPrefix, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });

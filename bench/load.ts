@@ -6,9 +6,8 @@
  *
  *   npm run bench -- load --scale 400     # ≈ 1.1 M rows
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { writeBundle } from '../generator/write-bundle.ts';
+import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadConfig } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
 import type { LoadContext } from '../src/indices/description.ts';
@@ -46,11 +45,7 @@ async function readOnly(dir: string): Promise<{ rows: number; seconds: number }>
 
 export async function benchLoad(scale: number, log: (line: string) => void): Promise<LoadBenchResult> {
   const config = loadConfig();
-  const dir = path.join(config.cacheDir, `bench-bundle-scale-${scale}`);
-  if (!existsSync(path.join(dir, 'manifest.json'))) {
-    log(`writing a bundle of scale ${scale} to ${dir}`);
-    await writeBundle(dir, { scale });
-  }
+  const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   const { url } = await provideElasticsearch(config, log);
   const baseline = await readOnly(dir);
   log(`baseline (read + parse + documents, no ES): ${baseline.rows} rows in ${baseline.seconds.toFixed(1)} s`);

@@ -23,6 +23,7 @@
  *   first (ties by id descending), chain objects oldest first, facts/relations/entity_sources
  *   grouped by entity in entity order, current entities by type list then entity order.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createContext, type Context } from './context.ts';
@@ -276,4 +277,16 @@ async function prepareDirectory(dir: string): Promise<void> {
     ...JSONL_COLLECTIONS.flatMap((collection) => [`${collection}.jsonl`, `${collection}.jsonl.gz`]),
   ];
   await Promise.all(names.map((name) => rm(path.join(dir, name), { force: true })));
+}
+
+/**
+ * The bundle in `dir`, written first when it is not there yet: `npm start`'s sample and the
+ * benchmarks' bundles are generated once and reused (same options, same bytes).
+ */
+export async function ensureBundle(dir: string, options: BundleOptions, log: (line: string) => void = () => {}): Promise<string> {
+  if (!existsSync(path.join(dir, 'manifest.json'))) {
+    log(`writing a bundle of scale ${options.scale ?? 1} to ${dir}`);
+    await writeBundle(dir, options);
+  }
+  return dir;
 }

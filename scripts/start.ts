@@ -9,9 +9,8 @@
  * `--load-only` stops after step 3 and `--no-load` skips steps 2-3: docker-compose runs the
  * two halves as its loader and gateway services.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { writeBundle } from '../generator/write-bundle.ts';
+import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { startServer } from '../src/server.ts';
@@ -35,14 +34,7 @@ if (!flags.has('--load-only')) {
 }
 
 async function loadServedBundle(): Promise<void> {
-  let bundleDir = config.bundleDir;
-  if (!bundleDir) {
-    bundleDir = path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`);
-    if (!existsSync(path.join(bundleDir, 'manifest.json'))) {
-      write(`writing the sample bundle to ${bundleDir}`);
-      await writeBundle(bundleDir, { scale: SAMPLE_SCALE });
-    }
-  }
+  const bundleDir = config.bundleDir ?? (await ensureBundle(path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`), { scale: SAMPLE_SCALE }, write));
 
   const client = createClient(url, 120_000);
   const summary = await loadBundle(bundleDir, {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { PROJECT_ROOT } from '../../src/config.ts';
-import { testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
 const prefix = uniquePrefix('cli');
 let work: string;
@@ -25,8 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const client = testClient();
-  const names = Object.keys((await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] })) ?? {}).filter((n) => n.startsWith(`${prefix}-`));
-  if (names.length) await client.indices.delete({ index: names });
+  await deleteIndices(client, prefix);
   await client.close();
   await rm(work, { recursive: true, force: true });
 });

@@ -17,7 +17,7 @@ import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';
 import { LoadError } from '../../loader/errors.ts';
 import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
-import { testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
 
@@ -83,8 +83,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] })) ?? {}).filter((n) => n.startsWith(prefix));
-  if (indices.length) await client.indices.delete({ index: indices });
+  await deleteIndices(client, prefix);
   await client.close();
   await rm(work, { recursive: true, force: true });
 });

@@ -12,3 +12,9 @@ export function testClient(): Client {
 export function uniquePrefix(name: string): string {
   return `t-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${randomBytes(3).toString('hex')}`;
 }
+
+/** Deletes every index of a test's prefix (its generations), whatever state the test left. */
+export async function deleteIndices(client: Client, prefix: string): Promise<void> {
+  const names = Object.keys((await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] })) ?? {}).filter((n) => n.startsWith(`${prefix}-`));
+  if (names.length) await client.indices.delete({ index: names, ignore_unavailable: true });
+}

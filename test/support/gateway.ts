@@ -13,7 +13,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
 import { startServer } from '../../src/server.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
-import { uniquePrefix } from './elasticsearch.ts';
+import { deleteIndices, uniquePrefix } from './elasticsearch.ts';
 
 export interface TestGateway {
   url: string;
@@ -57,9 +57,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     },
     async close() {
       await running.close();
-      const indices = await client.indices.get({ index: `${prefix}-*` }, { ignore: [404] });
-      const names = Object.keys(indices ?? {}).filter((n) => n.startsWith(`${prefix}-`));
-      if (names.length) await client.indices.delete({ index: names, ignore_unavailable: true });
+      await deleteIndices(client, prefix);
       await client.close();
       await rm(work, { recursive: true, force: true });
     },
