@@ -8,7 +8,7 @@ import { type Config, loadConfig } from './config.ts';
 import { createApp } from './http/app.ts';
 import { createMeta } from './http/envelope.ts';
 import { createMetrics } from './http/metrics.ts';
-import { countKeys, createCountSource } from './routes/counts.ts';
+import { countGauges, createCountSource } from './routes/counts.ts';
 import { createClient } from './search/client.ts';
 import { describeEsError } from './search/errors.ts';
 import { createSearchService } from './search/search-service.ts';
@@ -29,7 +29,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string): Prom
     observe: (index, seconds, ok) => observeEs(index, seconds, ok),
     onError: (error, index) => logger.warn({ es: describeEsError(error), index }, 'elasticsearch request failed'),
   });
-  const metrics = createMetrics(config.metricsPrefix, countKeys(), createCountSource(search, config));
+  const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
   observeEs = metrics.observeEs;
   const app = createApp({ config, search, meta: createMeta(config.registryName), metrics, logger });
   const server = app.listen(config.port, config.host);

@@ -17,7 +17,7 @@ import { killmailRoutes } from '../routes/killmails.ts';
 import { opsRoutes } from '../routes/ops.ts';
 import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';

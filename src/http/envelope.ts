@@ -1,5 +1,5 @@
 /** The response envelope every JSON route shares: `{data, meta, nextCursor?}` and `{error, meta}`. */
-import type { ApiError } from './errors.ts';
+import type { ApiError } from '../errors.ts';
 
 export interface Meta {
   registry: string;

@@ -13,19 +13,25 @@ export interface Metrics {
   observeEs(index: string, seconds: number, ok: boolean): void;
 }
 
+/** A row-count gauge: `<prefix>_<key>`, unlabelled. */
+export interface CountGauge {
+  key: string;
+  help: string;
+}
+
 /** Supplies the row-count gauges at scrape time: key (`entities`, `current_characters`, ...) → count. */
 export type CountSource = () => Promise<Record<string, number>>;
 
-export function createMetrics(prefix: string, countKeys: readonly string[], counts: CountSource): Metrics {
+export function createMetrics(prefix: string, gauges: readonly CountGauge[], counts: CountSource): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
   new Gauge({ name: `${prefix}_build_info`, help: 'Always 1; the gateway is running.', registers: [registry] }).set(1);
   // One scrape reads the counts once, whatever the number of gauges.
   let pending: Promise<Record<string, number>> | undefined;
-  for (const key of countKeys) {
+  for (const { key, help } of gauges) {
     new Gauge({
       name: `${prefix}_${key}`,
-      help: `Rows of ${key} in the live generation (default environment and scope).`,
+      help,
       registers: [registry],
       async collect() {
         pending ??= counts().finally(() => setTimeout(() => (pending = undefined), 0));

@@ -51,3 +51,8 @@ export function toCurrentRelationListBody(collection: string, params: CurrentLis
   }
   return toListBody(spec);
 }
+
+/** Rows per collection of a current index, all environments and cycles (the `/metrics` gauges). */
+export function toCollectionCountsBody(collections: number): SearchBody {
+  return { size: 0, track_total_hits: false, aggs: { collections: { terms: { field: 'collection', size: collections } } } };
+}

@@ -6,7 +6,7 @@
  * naming `cursor`, never a silently wrong page.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 const VERSION = 1;
 const MAX_LENGTH = 4096;

@@ -8,7 +8,7 @@
  * because the reference's explorer can send them; `npc` must be `true` or `false`.
  * Unknown `environment` values are data, not errors: they match nothing.
  */
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { type CycleScope, parseCycleScope } from './scope.ts';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
@@ -56,12 +56,10 @@ export function parseBoolean(name: string, raw: string | undefined): boolean | u
   throw ApiError.badParameter(name, `${name} must be true or false, got "${raw}".`);
 }
 
-export function parseQ(raw: string | undefined, required: boolean): string | undefined {
+/** The search text; absent or blank means no search (`/v1/search` then lists, as the reference does). */
+export function parseQ(raw: string | undefined): string | undefined {
   const value = raw?.trim();
-  if (!value) {
-    if (required) throw ApiError.badParameter('q', 'q is required: the text to search for.');
-    return undefined;
-  }
+  if (!value) return undefined;
   // Characters, not UTF-16 units: 200 emoji are 200 characters.
   if ([...value].length > MAX_Q_LENGTH) throw ApiError.badParameter('q', `q must be at most ${MAX_Q_LENGTH} characters.`);
   return value;

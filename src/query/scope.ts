@@ -6,7 +6,7 @@
  * - both given, or anything malformed: 400 naming the parameter.
  * An empty value counts as absent, so `cycles=&cycle=5` means cycle 5.
  */
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { UNCYCLED } from '../indices/cycle.ts';
 
 export type CycleScope =

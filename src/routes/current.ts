@@ -21,7 +21,7 @@ import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { sendPage } from './page.ts';
 
 function parseCurrent(params: Params, deps: RouteDeps): CurrentListParams & { cursor?: string } {
-  return { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false), profile: parseProfile(params.profile) };
+  return { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q), profile: parseProfile(params.profile) };
 }
 
 /** Whether the collection has any current row in this environment and scope (cached per generation). */
@@ -79,7 +79,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     const route = `/v1/current/${collection}`;
     router.get(route, async (ctx: AppContext) => {
       const params = takeParams(ctx.query, RELATION_PARAMS);
-      const { cursor, limit, ...bind } = { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q, false) };
+      const { cursor, limit, ...bind } = { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q) };
       await sendPage(ctx, deps, {
         route,
         bind,

@@ -2,7 +2,7 @@
 import type { IndexName } from '../indices/all.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { SearchBody } from '../query/list.ts';
 import { takeParams } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';

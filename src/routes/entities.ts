@@ -5,7 +5,7 @@
 import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
 import { LIST_PARAMS, type Params, parseLimit, parseListParams, parseProfile, parseQ, takeParams, text } from '../query/params.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
@@ -18,7 +18,7 @@ import { sendPage } from './page.ts';
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
 
-function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: boolean; entityType?: string; staticTypes?: boolean }): EntityListParams & { cursor?: string } {
+function parseEntityList(params: Params, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityListParams & { cursor?: string } {
   const list = parseListParams(params, deps.config.defaultEnvironment);
   const type = text(params, 'type');
   const entityType = text(params, 'entityType');
@@ -27,7 +27,7 @@ function parseEntityList(params: Params, deps: RouteDeps, options: { requireQ: b
   }
   return {
     ...list,
-    q: parseQ(params.q, options.requireQ),
+    q: parseQ(params.q),
     entityType: options.entityType ?? type ?? entityType,
     profile: parseProfile(params.profile),
     staticTypes: options.staticTypes,
@@ -64,8 +64,11 @@ const HISTORY_LIMIT = 200;
 export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   const SEARCH_PARAMS = [...LIST_PARAMS, 'q', 'type', 'entityType', 'profile'];
 
-  router.get('/v1/search', (ctx) => listEntities(ctx, deps, '/v1/search', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: true })));
-  router.get('/v1/entities', (ctx) => listEntities(ctx, deps, '/v1/entities', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: false })));
+  // One handler, as in the reference: `/v1/search` without `q` is the entity list (the explorer's
+  // opening tab). Both bind their cursors to `/v1/entities`, so the two answer the same page.
+  const entityList = (ctx: AppContext) => listEntities(ctx, deps, '/v1/entities', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps));
+  router.get('/v1/search', entityList);
+  router.get('/v1/entities', entityList);
 
   router.get('/v1/entities/:idOrSlug', async (ctx) => {
     takeParams(ctx.query, []);
@@ -119,7 +122,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by
   // their numeric type id in one environment (the reference matched `%:type:<id>` in any).
   router.get('/v1/types', (ctx) =>
-    listEntities(ctx, deps, '/v1/types', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { requireQ: false, staticTypes: true })),
+    listEntities(ctx, deps, '/v1/types', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { staticTypes: true })),
   );
   router.get('/v1/types/:typeId', async (ctx) => {
     const params = takeParams(ctx.query, ['environment']);
@@ -132,7 +135,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   for (const [collection, entityType] of Object.entries(TYPED_COLLECTIONS)) {
     const accepted = collection === 'characters' ? [...TYPED_PARAMS, 'profile'] : TYPED_PARAMS;
     router.get(`/v1/${collection}`, (ctx) =>
-      listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(takeParams(ctx.query, accepted), deps, { requireQ: false, entityType })),
+      listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(takeParams(ctx.query, accepted), deps, { entityType })),
     );
     router.get(`/v1/${collection}/:idOrSlug`, async (ctx) => {
       takeParams(ctx.query, []);

@@ -13,7 +13,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', ...Object.keys(EVENT_FILTERS)]);
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const filters = Object.fromEntries(Object.entries(EVENT_FILTERS).map(([param, field]) => [field, text(params, param)]));
-    const bind = { ...scope, ...filters, q: parseQ(params.q, false) };
+    const bind = { ...scope, ...filters, q: parseQ(params.q) };
     await sendPage(ctx, deps, {
       route: '/v1/events',
       bind,

@@ -18,7 +18,7 @@ import { createGunzip } from 'node:zlib';
 import { INDICES, OPS_DOCUMENTS } from '../indices/all.ts';
 import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
 import { takeParams } from '../query/params.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';

@@ -32,7 +32,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
     const bind: Omit<KillmailListParams, 'limit'> = {
       ...scope,
-      q: parseQ(params.q, false),
+      q: parseQ(params.q),
       system: text(params, 'system'),
       victim: text(params, 'victim'),
       killer: text(params, 'killer'),

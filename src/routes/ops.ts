@@ -6,7 +6,7 @@
  */
 import type { OpsDocumentName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { takeParams, text } from '../query/params.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 

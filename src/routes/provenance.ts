@@ -12,7 +12,7 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
   router.get('/v1/sources', async (ctx) => {
     const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'kind']);
     const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
-    const bind = { ...scope, q: parseQ(params.q, false), kind: text(params, 'kind') };
+    const bind = { ...scope, q: parseQ(params.q), kind: text(params, 'kind') };
     await sendPage(ctx, deps, {
       route: '/v1/sources',
       bind,

@@ -4,7 +4,7 @@
  * and a generation is live) and `/metrics` + `/v1/metrics`.
  */
 import { toEnvelope } from '../http/envelope.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { takeParams } from '../query/params.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 

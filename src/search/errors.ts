@@ -5,7 +5,7 @@
  * never sent.
  */
 import { errors } from '@elastic/elasticsearch';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;

@@ -8,7 +8,7 @@
  * (see errors.ts) and are timed per index on the metrics.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
 import { documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, indexName } from '../indices/generation.ts';

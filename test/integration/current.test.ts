@@ -60,13 +60,13 @@ describe('every collection in every scope', () => {
 });
 
 describe('/metrics', () => {
-  it('counts in each current gauge what the route lists by default, fallback included', async () => {
+  it('counts in each default-scope current gauge what the route lists by default, fallback included', async () => {
     // Environment `unknown` has fallback collections with rows; the same seed and scale give the same bundle.
     const other = await startTestGateway({ name: 'current-gauges', scale: 4, seed: 8, env: { DEFAULT_ENVIRONMENT: 'unknown' } });
     try {
       const { text } = await other.get('/metrics');
       for (const collection of Object.keys(CURRENT_ENTITY)) {
-        const gauge = new RegExp(`^registry_api_current_${collection} (\\d+)$`, 'm').exec(text);
+        const gauge = new RegExp(`^registry_api_default_scope_current_${collection} (\\d+)$`, 'm').exec(text);
         expect(Number(gauge?.[1]), collection).toBe(expectedCurrent(b, collection, 'default', 'unknown').rows.length);
       }
     } finally {

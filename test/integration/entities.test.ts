@@ -8,7 +8,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import {
   type Bundle, SCOPES, byteCompare, cycleOf, entityLabel, expectError, expectedEntities, fold, inScope, isPlaceholderName, lastWins, pagesFor,
-  readBundle, relationKey, walk,
+  readBundle, relationKey, walk, withQuery,
 } from '../support/expect.ts';
 
 const TYPED: Record<string, string> = {
@@ -195,9 +195,41 @@ describe('/v1/search', () => {
     })!;
   const search = (q: string, extra = '') => gw.get(`/v1/search?q=${enc(q)}${extra}`);
 
-  it('requires q (400 naming q)', async () => {
-    expectError(await gw.get('/v1/search'), 400, 'bad_request', 'q');
-    expectError(await gw.get('/v1/search?q=%20%20'), 400, 'bad_request', 'q');
+  it('without q (or with a blank q) answers the entity list page for page, cursors included', async () => {
+    for (const query of ['', 'q=', 'q=%20%20', 'cycles=6', 'environment=stillness&type=system']) {
+      const search = await walk(gw, withQuery('/v1/search', query), 13);
+      const entities = await walk(gw, withQuery('/v1/entities', query.replace(/q=[^&]*&?/, '')), 13);
+      expect(ids(search.rows), query).toEqual(ids(entities.rows));
+      expect(search.pages, query).toBe(entities.pages);
+    }
+    const want = expectedEntities(b, [6]);
+    expect(ids((await walk(gw, '/v1/search?cycles=6', 50)).rows)).toEqual(want);
+    // The same first page, byte for byte (the cursor is bound to the one handler, not the path).
+    const [search, entities] = [await gw.get('/v1/search?limit=50'), await gw.get('/v1/entities?limit=50')];
+    expect(search.text).toBe(entities.text);
+    expect(search.body.nextCursor).toEqual(expect.any(String));
+    // A cursor of one path continues on the other.
+    const next = await gw.get(`/v1/entities?limit=50&cursor=${enc(search.body.nextCursor)}`);
+    expect(next.status).toBe(200);
+    expect(ids(next.body.data)).toEqual(expectedEntities(b, 'default').slice(50, 100));
+  });
+
+  it("answers the explorer's opening request: the default tab with an empty search box", async () => {
+    // registry-site's explorer: GET {base}/v1/search?environment=stillness&limit=50 with `accept: application/json`,
+    // from another origin; it reads the JSON body before the status.
+    const response = await fetch(`${gw.url}/v1/search?environment=stillness&limit=50`, {
+      headers: { accept: 'application/json', Origin: 'http://localhost:4321' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:4321');
+    const body: any = await response.json();
+    expect(body.error).toBeUndefined();
+    expect(ids(body.data)).toEqual(expectedEntities(b, 'default').slice(0, 50));
+    const byId = new Map(b.entities.map((r) => [r.id, r]));
+    for (const row of body.data) expect(row).toEqual(byId.get(row.id));
+    // Its Next button sends the cursor back, URL-encoded, with the same parameters.
+    const next = await gw.get(`/v1/search?environment=stillness&limit=50&cursor=${enc(body.nextCursor)}`);
+    expect(ids(next.body.data)).toEqual(expectedEntities(b, 'default').slice(50, 100));
   });
 
   it('puts an exact id, an exact slug and an exact name first', async () => {

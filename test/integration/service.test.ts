@@ -115,33 +115,85 @@ describe('metrics', () => {
     expect(text).not.toContain(id);
   });
 
-  it('counts entities, facts, relations, sources and artefacts in the default scope', async () => {
+  /** The key each row file's rows are identified by (export format, section 5): duplicates are the same row. */
+  const ROW_KEYS: [gauge: string, file: string, key: (r: BundleRow) => string][] = [
+    ['entities', 'entities.jsonl', (r) => r.id],
+    ['sources', 'sources.jsonl', (r) => r.id],
+    ['events', 'events.jsonl', (r) => r.id],
+    ['killmails', 'killmails.jsonl', (r) => r.id],
+    ['facts', 'facts.jsonl', (r) => `${r.entityId}:${r.key}:${r.sourceId}`],
+    ['relations', 'relations.jsonl', relationKey],
+    ['entity_sources', 'entity_sources.jsonl', (r) => `${r.entityId}:${(r.source ?? r).id}`],
+    ['artefacts', 'source_artefacts.jsonl', (r) => r.id],
+    ['chain_objects', 'chain_objects.jsonl', (r) => r.id],
+  ];
+
+  it('counts the rows indexed from each file: its rowCount less repeated ids, every environment and cycle', async () => {
     const g = gauges((await gw.get('/metrics')).text);
-    const still = (r: BundleRow) => r.environment === 'stillness';
-    expect(g.get('entities')).toBe(expectedEntities(b, 'default').length);
-    const facts = lastWins(await readAllRows(b.dir, 'facts.jsonl'), (r) => `${r.entityId}:${r.key}:${r.sourceId}`);
-    expect(g.get('facts')).toBe(facts.filter(still).length);
-    expect(g.get('relations')).toBe(lastWins(await readAllRows(b.dir, 'relations.jsonl'), relationKey).filter(still).length);
-    expect(g.get('sources')).toBe(lastWins(await readAllRows(b.dir, 'sources.jsonl'), (r) => r.id).filter(still).length);
-    expect(g.get('artefacts')).toBe(lastWins(await readAllRows(b.dir, 'source_artefacts.jsonl'), (r) => r.id).filter(still).length);
+    let repeated = 0;
+    for (const [gauge, file, key] of ROW_KEYS) {
+      const rows = await readAllRows(b.dir, file);
+      const distinct = lastWins(rows, key).length;
+      expect(rows.length, file).toBe(b.manifest.files.find((f: { path: string }) => f.path === file).rowCount);
+      repeated += rows.length - distinct;
+      expect(g.get(gauge), gauge).toBe(distinct);
+    }
+    // The bundle repeats ids, so "less repeated ids" is really checked.
+    expect(repeated).toBeGreaterThan(0);
+    // Every environment: the whole file, not the default environment's share.
+    expect(g.get('entities')).toBeGreaterThan(expectedEntities(b, 'all').length);
     const gaps = (await readJson(b.dir, 'ops_source_gaps.json')).data as BundleRow[];
-    expect(g.get('source_gaps')).toBe(gaps.filter(still).length);
+    expect(g.get('source_gaps')).toBe(gaps.length);
   });
 
-  it('counts killmails and events with cycles derived from occurredAt where the row has none', async () => {
+  it('counts every current collection over the whole current file, zero included', async () => {
+    const g = gauges((await gw.get('/metrics')).text);
+    for (const [collection, { type }] of Object.entries(CURRENT_ENTITY)) {
+      const key = `current_${collection}`;
+      expect(g.get(key), key).toBe(b.currentEntities.filter((r) => r.entity.entityType === type).length);
+    }
+    for (const [collection, predicates] of Object.entries(CURRENT_RELATION)) {
+      const key = `current_${collection.replace(/-/g, '_')}`;
+      expect(g.get(key), key).toBe(b.currentRelations.filter((r) => predicates.includes(r.predicate)).length);
+    }
+    // Characters without chain evidence are rows of the file too (the default-scope gauge leaves them out).
+    expect(g.get('current_characters')).toBeGreaterThan(g.get('default_scope_current_characters')!);
+  });
+
+  it('keeps the default-scope counts under default_scope_<key>: entities, facts, relations, sources, artefacts', async () => {
+    const g = gauges((await gw.get('/metrics')).text);
+    const still = (r: BundleRow) => r.environment === 'stillness';
+    expect(g.get('default_scope_entities')).toBe(expectedEntities(b, 'default').length);
+    const facts = lastWins(await readAllRows(b.dir, 'facts.jsonl'), (r) => `${r.entityId}:${r.key}:${r.sourceId}`);
+    expect(g.get('default_scope_facts')).toBe(facts.filter(still).length);
+    expect(g.get('default_scope_relations')).toBe(lastWins(await readAllRows(b.dir, 'relations.jsonl'), relationKey).filter(still).length);
+    expect(g.get('default_scope_sources')).toBe(lastWins(await readAllRows(b.dir, 'sources.jsonl'), (r) => r.id).filter(still).length);
+    expect(g.get('default_scope_artefacts')).toBe(lastWins(await readAllRows(b.dir, 'source_artefacts.jsonl'), (r) => r.id).filter(still).length);
+    const gaps = (await readJson(b.dir, 'ops_source_gaps.json')).data as BundleRow[];
+    expect(g.get('default_scope_source_gaps')).toBe(gaps.filter(still).length);
+  });
+
+  it('keeps default-scope killmails and events, with cycles derived from occurredAt where the row has none', async () => {
     const g = gauges((await gw.get('/metrics')).text);
     const scoped = (rows: BundleRow[], cycle: (r: BundleRow) => number | undefined) =>
       lastWins(rows, (r) => r.id).filter((r) => r.environment === 'stillness' && inScope(cycle(r), 'default', b.currentCycle)).length;
-    expect(g.get('killmails')).toBe(scoped(await readAllRows(b.dir, 'killmails.jsonl'), (r) => cycleAt(r.occurredAt)));
-    expect(g.get('events')).toBe(scoped(await readAllRows(b.dir, 'events.jsonl'), (r) => cycleOf(r.cycle) ?? cycleAt(r.occurredAt)));
+    expect(g.get('default_scope_killmails')).toBe(scoped(await readAllRows(b.dir, 'killmails.jsonl'), (r) => cycleAt(r.occurredAt)));
+    expect(g.get('default_scope_events')).toBe(scoped(await readAllRows(b.dir, 'events.jsonl'), (r) => cycleOf(r.cycle) ?? cycleAt(r.occurredAt)));
   });
 
-  it('counts every current collection as its route lists it (fallback included)', async () => {
+  it('keeps default-scope current collections as their routes list them (fallback included)', async () => {
     const g = gauges((await gw.get('/metrics')).text);
     for (const collection of [...Object.keys(CURRENT_ENTITY), ...Object.keys(CURRENT_RELATION)]) {
-      const key = `current_${collection.replace(/-/g, '_')}`;
+      const key = `default_scope_current_${collection.replace(/-/g, '_')}`;
       expect(g.get(key), key).toBe(expectedCurrent(b, collection, 'default').rows.length);
     }
+  });
+
+  it("gives the reference explorer every key it reads, unlabelled", async () => {
+    const g = gauges((await gw.get('/v1/metrics')).text);
+    const read = ['entities', 'events', 'killmails', 'facts', 'relations', 'sources', 'current_characters', 'current_tribes', 'current_systems',
+      'current_regions', 'current_constellations', 'current_assemblies', 'current_gates', 'current_items', 'current_materials', 'current_enemies'];
+    for (const key of read) expect(g.get(key), key).toEqual(expect.any(Number));
   });
 });
 

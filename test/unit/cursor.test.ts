@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/errors.ts';
 import { checkPosition, cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
 import { sortKinds } from '../../src/query/list.ts';
 

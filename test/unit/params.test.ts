@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/errors.ts';
 import { MAX_Q_LENGTH, parseBoolean, parseLimit, parseProfile, parseQ, takeParams } from '../../src/query/params.ts';
 
 function rejected(run: () => unknown): ApiError {
@@ -32,11 +32,12 @@ describe('query parameters', () => {
     for (const bad of ['1', 'TRUE', 'yes', 'no']) expect(rejected(() => parseBoolean('npc', bad)).details).toEqual({ parameter: 'npc' });
   });
 
-  it('q: trimmed, optional or required, bounded', () => {
-    expect(parseQ('  zeta ', true)).toBe('zeta');
-    expect(parseQ('', false)).toBeUndefined();
-    expect(rejected(() => parseQ(' ', true)).details).toEqual({ parameter: 'q' });
-    expect(rejected(() => parseQ('x'.repeat(MAX_Q_LENGTH + 1), false)).details).toEqual({ parameter: 'q' });
+  it('q: trimmed, blank means absent, bounded', () => {
+    expect(parseQ('  zeta ')).toBe('zeta');
+    expect(parseQ('')).toBeUndefined();
+    expect(parseQ('   ')).toBeUndefined();
+    expect(parseQ(undefined)).toBeUndefined();
+    expect(rejected(() => parseQ('x'.repeat(MAX_Q_LENGTH + 1))).details).toEqual({ parameter: 'q' });
   });
 
   it('refuses unknown and repeated parameters, naming them', () => {

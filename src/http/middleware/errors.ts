@@ -6,7 +6,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { type Meta, toErrorBody } from '../envelope.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 
 export function errorHandler(meta: Meta, logger: Logger): Middleware {
   return async (ctx, next) => {

@@ -4,7 +4,7 @@
  * trailing slashes are ignored (`/v1/entities/` is `/v1/entities`), as in the reference.
  */
 import type { Middleware } from 'koa';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 

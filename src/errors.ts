@@ -1,7 +1,8 @@
 /**
- * The one error class of the gateway. Handlers and the ES boundary throw `ApiError`s; the
- * error middleware renders them once. Only these codes reach clients (the reference's own):
- * anything else thrown is rendered as a bare 500 `internal_error`, its text only logged.
+ * The one error class of the gateway, in no layer of its own: the pure query builders
+ * (src/query), the ES boundary (src/search) and the routes throw `ApiError`s; src/http renders
+ * them once. Only these codes reach clients (the reference's own): anything else thrown is
+ * rendered as a bare 500 `internal_error`, its text only logged.
  */
 
 export type ErrorCode = 'bad_request' | 'not_found' | 'method_not_allowed' | 'unavailable' | 'timeout' | 'internal_error';

@@ -1,0 +1,50 @@
+/**
+ * The architecture the folders promise, checked on the import statements themselves: the pure
+ * query builders know no HTTP layer, no Koa and no client; only src/search talks to
+ * Elasticsearch; the index descriptions are shared by loader and gateway and know neither.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+function sources(dir: string): string[] {
+  return readdirSync(path.join(SRC, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(SRC, dir, f));
+}
+
+/** Every module an import or export statement names (type-only imports included). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map((m) => {
+    const target = m[1]!;
+    return target.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), target)) : target;
+  });
+}
+
+function offending(dir: string, forbidden: (target: string) => boolean): string[] {
+  return sources(dir).flatMap((file) => importsOf(file).filter(forbidden).map((target) => `${path.relative(SRC, file)} → ${target}`));
+}
+
+describe('layers', () => {
+  it('finds the imports it checks (the check itself works)', () => {
+    expect(importsOf(path.join(SRC, 'query', 'params.ts'))).toContain('errors.ts');
+  });
+
+  it('src/query imports nothing of src/http, src/routes, src/search, Koa or the client runtime', () => {
+    expect(offending('query', (t) => /^(http|routes|search)\//.test(t) || /^(koa|@koa\/)/.test(t))).toEqual([]);
+    // Types of the client describe request bodies; its runtime (a Client) must not be reached.
+    const runtime = sources('query').filter((f) => /^import\s+\{[^}]*\}\s+from\s+'@elastic\/elasticsearch'/m.test(readFileSync(f, 'utf8')));
+    expect(runtime).toEqual([]);
+  });
+
+  it('the error class belongs to no layer: src/errors.ts imports nothing', () => {
+    expect(importsOf(path.join(SRC, 'errors.ts'))).toEqual([]);
+  });
+
+  it('src/indices knows neither the HTTP layer nor the routes nor the search boundary', () => {
+    expect(offending('indices', (t) => /^(http|routes|search|query)\//.test(t) || /^(koa|@koa\/)/.test(t))).toEqual([]);
+  });
+});
