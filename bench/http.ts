@@ -1,73 +1,139 @@
 /**
- * Gateway benchmark: loads a bundle, starts the gateway, and drives each route with
- * autocannon for a fixed time. The baseline is `/v1/health` (no Elasticsearch call) measured
- * in the same run; each route is reported as requests/s and as a ratio to that baseline, with
- * p50/p99 latency. Requests go to 127.0.0.1 only, bounded in time.
+ * Gateway benchmark: each list route and search against the same Elasticsearch request sent
+ * directly (built by the project's own src/query builders for the live generation), with the
+ * gateway's floor (`/v1/health`) measured in the same rounds. Targets are interleaved
+ * (health, then each route through the gateway and directly), so drift on shared cores hits
+ * both sides alike. Search rotates 200 different one-typo names, never one repeated string.
+ *
+ * Reported per route: requests/s and p50/p99 of both sides, and the share of the ceiling
+ * `1 / (1/direct + 1/health)` the gateway reaches.
  */
 import path from 'node:path';
-import autocannon from 'autocannon';
+import type { Client } from '@elastic/elasticsearch';
+import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
-import { loadConfig } from '../src/config.ts';
-import { createClient } from '../src/search/client.ts';
-import { startServer } from '../src/server.ts';
+import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
-import { provideElasticsearch } from '../scripts/elasticsearch.ts';
+import type { Config } from '../src/config.ts';
+import type { IndexName } from '../src/indices/all.ts';
+import { indexName } from '../src/indices/generation.ts';
+import { toCurrentEntityListBody } from '../src/query/current.ts';
+import { toEntityListBody } from '../src/query/entities.ts';
+import type { SearchBody } from '../src/query/list.ts';
+import { toSourceListBody } from '../src/query/provenance.ts';
+import { toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
+import { searchPath } from '../src/search/search-service.ts';
+import { type LoadFigures, type Log, ceiling, drive, mean, round, spawnGateway } from './support.ts';
 
-export interface RouteResult {
+const PREFIX = 'bench-http';
+const LIMIT = 50;
+const QUERIES = 200;
+
+export interface RouteFigures {
   route: string;
-  requestsPerSecond: number;
-  ratioToBaseline: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
+  gateway: LoadFigures;
+  direct: LoadFigures;
+  health: number;
+  ceiling: number;
+  /** Gateway requests/s over the ceiling. */
+  ofCeiling: number;
 }
 
-const ROUTES = [
-  '/v1/health',
-  '/v1/entities?limit=50',
-  '/v1/search?q=zeta&limit=20',
-  '/v1/search?q=kor',
-  '/v1/characters?cycles=all&limit=200',
-  '/v1/current/systems',
-  '/v1/killmails?npc=true',
-  '/v1/killmails?limit=50',
-  '/v1/events?limit=100',
-  '/v1/sources',
-  '/v1/ops/source-gaps',
-  '/v1/exports/killmails.jsonl',
-];
-
-function run(url: string, seconds: number, connections: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, duration: seconds, connections }, (error, result) => (error ? reject(error) : resolve(result)));
-  });
+export interface HttpBenchResult {
+  bundle: { scale: number; entities: number };
+  seconds: number;
+  rounds: number;
+  health: LoadFigures;
+  routes: RouteFigures[];
 }
 
-export async function benchHttp(scale: number, seconds: number, log: (line: string) => void): Promise<RouteResult[]> {
-  const config = loadConfig({ ...process.env, INDEX_PREFIX: 'bench-http', PORT: '0', LOG_LEVEL: 'warn' });
+interface Case {
+  route: string;
+  /** Gateway paths and the matching direct bodies, rotated in step. */
+  paths: string[];
+  index: IndexName;
+  bodies: SearchBody[];
+}
+
+/** A one-letter typo in the first long word of a name (the fourth letter replaced). */
+function typo(name: string): string | undefined {
+  const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
+  if (!word) return undefined;
+  const swapped = word[3] === 'x' ? 'y' : 'x';
+  return name.replace(word, word.slice(0, 3) + swapped + word.slice(4));
+}
+
+async function cases(dir: string, currentCycle: number): Promise<Case[]> {
+  const scope = { environment: 'stillness', scope: { kind: 'default' } as const, limit: LIMIT };
+  const names = (await readAllRows(dir, 'entities.jsonl'))
+    .filter((r) => r.environment === 'stillness')
+    .map((r) => typo(String(r.name)))
+    .filter((q): q is string => q !== undefined);
+  const typos = [...new Set(names)].slice(0, QUERIES);
+  const fixed = (route: string, index: IndexName, body: SearchBody): Case => ({ route, paths: [route], index, bodies: [body] });
+  return [
+    {
+      route: `/v1/search?q=<${typos.length} rotating one-typo names>&limit=${LIMIT}`,
+      paths: typos.map((q) => `/v1/search?q=${encodeURIComponent(q)}&limit=${LIMIT}`),
+      index: 'entities',
+      bodies: typos.map((q) => toEntityListBody({ ...scope, q }, currentCycle)),
+    },
+    fixed(`/v1/entities?limit=${LIMIT}`, 'entities', toEntityListBody(scope, currentCycle)),
+    fixed(`/v1/events?limit=${LIMIT}`, 'events', toEventListBody(scope, currentCycle)),
+    fixed(`/v1/killmails?limit=${LIMIT}`, 'killmails', toKillmailListBody(scope, currentCycle)),
+    fixed(`/v1/current/systems?limit=${LIMIT}`, 'current_entities', toCurrentEntityListBody('systems', scope, currentCycle)),
+    fixed(`/v1/sources?limit=${LIMIT}`, 'sources', toSourceListBody(scope, currentCycle)),
+  ];
+}
+
+export async function benchHttp(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; rounds: number; log: Log }): Promise<HttpBenchResult> {
+  const { client, esUrl, config, scale, seconds, rounds, log } = options;
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
-  const { url } = await provideElasticsearch(config, log);
-  const client = createClient(url, 300_000);
-  await loadBundle(dir, { client, prefix: config.indexPrefix, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
-  await client.close();
-  const server = await startServer(config, url);
+  await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
+  const live = (await liveGeneration(client, PREFIX))!;
+  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX });
   try {
-    const results: RouteResult[] = [];
-    for (const route of ROUTES) {
-      const result = await run(`${server.url}${route}`, seconds, 10);
-      const baseline = results[0]?.requestsPerSecond ?? result.requests.average;
-      results.push({
-        route,
-        requestsPerSecond: Math.round(result.requests.average),
-        ratioToBaseline: Number((result.requests.average / baseline).toFixed(3)),
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        non2xx: result.non2xx,
-      });
-      log(`${route}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
+    const all = await cases(dir, live.currentCycle);
+    const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
+    // Warm both sides once (JIT, caches, connections) before anything is measured.
+    for (const c of all) {
+      await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, 1);
     }
-    return results;
+    const healths: LoadFigures[] = [];
+    const runs = new Map<string, { gateway: LoadFigures[]; direct: LoadFigures[]; health: number[] }>();
+    for (let r = 0; r < rounds; r += 1) {
+      for (const c of all) {
+        const h = await health();
+        healths.push(h);
+        const g = await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
+        const target = indexName(PREFIX, c.index, live.generation);
+        const d = await drive({ url: esUrl, requests: c.bodies.map((b) => ({ path: searchPath(target), method: 'POST', body: JSON.stringify(b) })) }, seconds);
+        const run = runs.get(c.route) ?? { gateway: [], direct: [], health: [] };
+        run.gateway.push(g);
+        run.direct.push(d);
+        run.health.push(h.requestsPerSecond);
+        runs.set(c.route, run);
+        log(`${c.route}: gateway ${g.requestsPerSecond} req/s (p50 ${g.p50Ms} ms), direct ${d.requestsPerSecond} req/s, health ${h.requestsPerSecond}`);
+      }
+    }
+    const average = (figures: LoadFigures[]): LoadFigures => ({
+      requestsPerSecond: Math.round(mean(figures.map((f) => f.requestsPerSecond))),
+      p50Ms: round(mean(figures.map((f) => f.p50Ms)), 1),
+      p99Ms: round(mean(figures.map((f) => f.p99Ms)), 1),
+      requests: figures.reduce((n, f) => n + f.requests, 0),
+      non2xx: figures.reduce((n, f) => n + f.non2xx, 0),
+      errors: figures.reduce((n, f) => n + f.errors, 0),
+    });
+    const routes = [...runs].map(([route, run]): RouteFigures => {
+      const g = average(run.gateway);
+      const d = average(run.direct);
+      const h = mean(run.health);
+      const limit = ceiling(d.requestsPerSecond, h);
+      return { route, gateway: g, direct: d, health: Math.round(h), ceiling: Math.round(limit), ofCeiling: round(g.requestsPerSecond / limit) };
+    });
+    const entities = (await client.count({ index: indexName(PREFIX, 'entities', live.generation) })).count;
+    return { bundle: { scale, entities }, seconds, rounds, health: average(healths), routes };
   } finally {
-    await server.close();
+    await gateway.stop();
   }
 }

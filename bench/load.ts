@@ -1,63 +1,174 @@
 /**
- * Loader benchmark: generates a bundle of `--scale N` (N × 100 entities), then measures in one
- * run (a) the baseline — streaming every file (gunzip, split, JSON.parse, row → document) with
- * no Elasticsearch — and (b) the real load into Elasticsearch. Reports rows/s of both, their
- * ratio (what indexing costs over reading), and the peak RSS of this process.
+ * Loader benchmark: the loader against the physical limit of the cluster under it, measured in
+ * the same run on the same bundle.
  *
- *   npm run bench -- load --scale 400     # ≈ 1.1 M rows
+ * 1. Capture: the bundle is loaded once (untimed) while the client's own `request` diagnostic
+ *    event records every `_bulk` body the loader sends: the loader's own documents, exactly.
+ * 2. Loader: `loader/cli.ts --json` loads the bundle in a process of its own (timed; its peak
+ *    RSS is its own), reporting each file's seconds and the process's peak RSS after each file.
+ * 3. Raw `_bulk`: the captured bodies are sent again, pre-built, two in flight, into fresh
+ *    indices with the same mappings and load settings (0 replicas, refresh off, async translog),
+ *    then finished like a load (settings restored, refresh, flush).
+ *
+ * Reported per file and in total: rows/s of both and their ratio (loader / raw).
  */
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
-import { loadConfig } from '../src/config.ts';
+import { createGenerationIndices, deleteGeneration, dropGenerations, finishGenerationIndices } from '../loader/generations.ts';
+import { type LoadSummary, loadBundle } from '../loader/load-bundle.ts';
+import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
-import type { LoadContext } from '../src/indices/description.ts';
-import { createClient } from '../src/search/client.ts';
-import { openBundle } from '../loader/bundle.ts';
-import { loadBundle } from '../loader/load-bundle.ts';
-import { readLines } from '../loader/read-lines.ts';
-import { provideElasticsearch } from '../scripts/elasticsearch.ts';
+import { parseIndexName } from '../src/indices/generation.ts';
+import { type Log, round } from './support.ts';
+
+const CAPTURE_PREFIX = 'bench-raw';
+const LOADER_PREFIX = 'bench-load';
+/** Bulk requests in flight while replaying (what the issue's limit was measured with). */
+const RAW_CONCURRENCY = 2;
+
+export interface FileFigures {
+  file: string;
+  rows: number;
+  loaderSeconds: number;
+  loaderRowsPerSecond: number;
+  rawSeconds: number;
+  rawDocsPerSecond: number;
+  /** Loader rows/s over raw docs/s. */
+  ratio: number;
+  /** Peak RSS of the loader process once this file was in. */
+  loaderPeakRssMb: number;
+}
 
 export interface LoadBenchResult {
-  rows: number;
-  baselineRowsPerSecond: number;
-  loadRowsPerSecond: number;
-  /** Load time over baseline time: how many times slower than just reading the bundle. */
-  ratio: number;
-  peakRssMb: number;
+  bundle: { scale: number; rows: number; uncompressedMb: number };
+  files: FileFigures[];
+  total: { rows: number; loaderSeconds: number; loaderRowsPerSecond: number; rawSeconds: number; rawDocsPerSecond: number; ratio: number };
+  loaderPeakRssMb: number;
+  bulkRequests: number;
+  bulkMbPerRequest: number;
 }
 
-async function readOnly(dir: string): Promise<{ rows: number; seconds: number }> {
-  const bundle = await openBundle(dir);
-  const context: LoadContext = { cycleStarts: loadConfig().cycleStarts, npcKillmails: new Set() };
-  const started = performance.now();
-  let rows = 0;
-  for (const description of INDICES) {
-    const file = description.files.map((f) => bundle.files.get(`${f}.jsonl`)).find(Boolean);
-    if (!file) continue;
-    for await (const { text } of readLines(file.location, file.gzip).lines) {
-      if (!text.trim()) continue;
-      description.toDocument(JSON.parse(text), context);
-      rows += 1;
-    }
+interface Captured {
+  /** Description name of the index (`events`). */
+  index: string;
+  file: string;
+  docs: number;
+  bytes: number;
+}
+
+/** Step 1: load once and keep every `_bulk` body the loader sends, in order. */
+async function capture(client: Client, dir: string, out: string, config: Readonly<Config>, log: Log): Promise<{ generation: string; bodies: Captured[] }> {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const bodies: Captured[] = [];
+  const pending: Promise<void>[] = [];
+  client.diagnostic.on('request', (error, meta) => {
+    const params = meta?.meta.request.params;
+    if (error || !params || !params.path.endsWith('/_bulk') || params.body == null) return;
+    const body = Buffer.isBuffer(params.body) ? params.body : Buffer.from(String(params.body));
+    const action = JSON.parse(body.subarray(0, body.indexOf(10)).toString('utf8')) as { index: { _index: string } };
+    const index = parseIndexName(CAPTURE_PREFIX, action.index._index)?.index ?? action.index._index;
+    let docs = 0;
+    for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) docs += 1;
+    const file = path.join(out, `${String(bodies.length).padStart(6, '0')}.ndjson`);
+    bodies.push({ index, file, docs: docs / 2, bytes: body.length });
+    pending.push(writeFile(file, body));
+  });
+  const summary = await loadBundle(dir, { client, prefix: CAPTURE_PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts, force: true });
+  await Promise.all(pending);
+  log(`captured ${bodies.length} bulk bodies (${bodies.reduce((n, b) => n + b.docs, 0)} documents)`);
+  return { generation: summary.generation, bodies };
+}
+
+/** The loader in a process of its own (step 2; the scale benchmark loads with it too). */
+export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, prefix: string, force: boolean): Promise<LoadSummary & { peakRssMb: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), dir, '--json', ...(force ? ['--force'] : [])], {
+      env: { ...process.env, ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`loader exited with ${code}`))));
+  });
+}
+
+/** Step 3: the captured bodies again, pre-built, `RAW_CONCURRENCY` in flight, index by index. */
+async function replay(client: Client, esUrl: string, generation: string, bodies: Captured[]): Promise<{ seconds: Map<string, number>; finishSeconds: number }> {
+  await deleteGeneration(client, CAPTURE_PREFIX, generation);
+  await createGenerationIndices(client, CAPTURE_PREFIX, generation);
+  const seconds = new Map<string, number>();
+  for (const { name } of INDICES) {
+    const queue = bodies.filter((b) => b.index === name);
+    if (queue.length === 0) continue;
+    const started = performance.now();
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const response = await fetch(`${esUrl}/_bulk?filter_path=errors`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: await readFile(next.file) });
+        const result = (await response.json()) as { errors?: boolean };
+        if (!response.ok || result.errors) throw new Error(`raw _bulk into ${name} failed (${response.status})`);
+      }
+    };
+    await Promise.all(Array.from({ length: RAW_CONCURRENCY }, worker));
+    seconds.set(name, (performance.now() - started) / 1000);
   }
-  return { rows, seconds: (performance.now() - started) / 1000 };
+  const started = performance.now();
+  await finishGenerationIndices(client, CAPTURE_PREFIX, generation, 0);
+  return { seconds, finishSeconds: (performance.now() - started) / 1000 };
 }
 
-export async function benchLoad(scale: number, log: (line: string) => void): Promise<LoadBenchResult> {
-  const config = loadConfig();
+export async function benchLoad(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; log: Log }): Promise<LoadBenchResult> {
+  const { client, esUrl, config, scale, log } = options;
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
-  const { url } = await provideElasticsearch(config, log);
-  const baseline = await readOnly(dir);
-  log(`baseline (read + parse + documents, no ES): ${baseline.rows} rows in ${baseline.seconds.toFixed(1)} s`);
-  const client = createClient(url, 300_000);
-  const summary = await loadBundle(dir, { client, prefix: 'bench', dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts, force: true });
-  await client.close();
-  log(`load into Elasticsearch: ${summary.rows} rows in ${summary.seconds.toFixed(1)} s`);
-  return {
-    rows: summary.rows,
-    baselineRowsPerSecond: Math.round(baseline.rows / baseline.seconds),
-    loadRowsPerSecond: Math.round(summary.rows / summary.seconds),
-    ratio: Number((summary.seconds / baseline.seconds).toFixed(2)),
-    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-  };
+  const work = path.join(config.cacheDir, 'bench-bulk');
+  try {
+    const { generation, bodies } = await capture(client, dir, work, config, log);
+    log('loader (own process) ...');
+    const loaded = await runLoader(dir, esUrl, config, LOADER_PREFIX, true);
+    await dropGenerations(client, LOADER_PREFIX, new Set());
+    log(`loader: ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s, peak RSS ${loaded.peakRssMb} MB; raw _bulk ...`);
+    const raw = await replay(client, esUrl, generation, bodies);
+    const files: FileFigures[] = loaded.files.map((f) => {
+      const name = INDICES.find((d) => d.files.some((stem) => f.file === `${stem}.jsonl`))!.name;
+      const rawSeconds = raw.seconds.get(name) ?? 0;
+      const docs = bodies.filter((b) => b.index === name).reduce((n, b) => n + b.docs, 0);
+      const loaderRate = f.rows / f.seconds;
+      const rawRate = docs / rawSeconds;
+      return {
+        file: f.file,
+        rows: f.rows,
+        loaderSeconds: round(f.seconds),
+        loaderRowsPerSecond: Math.round(loaderRate),
+        rawSeconds: round(rawSeconds),
+        rawDocsPerSecond: Math.round(rawRate),
+        ratio: round(loaderRate / rawRate),
+        loaderPeakRssMb: f.peakRssMb,
+      };
+    });
+    const rawSeconds = [...raw.seconds.values()].reduce((a, b) => a + b, 0) + raw.finishSeconds;
+    const docs = bodies.reduce((n, b) => n + b.docs, 0);
+    const bytes = bodies.reduce((n, b) => n + b.bytes, 0);
+    const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as { files: { sizeBytes: number }[] };
+    return {
+      bundle: { scale, rows: loaded.rows, uncompressedMb: Math.round(manifest.files.reduce((n, f) => n + f.sizeBytes, 0) / 2 ** 20) },
+      files,
+      total: {
+        rows: loaded.rows,
+        loaderSeconds: round(loaded.seconds),
+        loaderRowsPerSecond: Math.round(loaded.rows / loaded.seconds),
+        rawSeconds: round(rawSeconds),
+        rawDocsPerSecond: Math.round(docs / rawSeconds),
+        ratio: round(loaded.rows / loaded.seconds / (docs / rawSeconds)),
+      },
+      loaderPeakRssMb: loaded.peakRssMb,
+      bulkRequests: bodies.length,
+      bulkMbPerRequest: round(bytes / bodies.length / 2 ** 20),
+    };
+  } finally {
+    await dropGenerations(client, CAPTURE_PREFIX, new Set());
+    await rm(work, { recursive: true, force: true });
+  }
 }

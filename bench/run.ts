@@ -1,20 +1,56 @@
 /**
- * `npm run bench [-- load|http] [--scale N] [--seconds S]`: runs the benchmarks and prints
- * their results as JSON (ratios against baselines measured in the same run; no thresholds).
+ * `npm run bench [-- load|http|scale ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * [--rounds R] [--events 1m,10m]`: runs the benchmarks (all by default), prints their results
+ * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
+ * Every figure is a ratio against a limit measured in the same run; no thresholds.
+ *
+ * `--quick`: a short pass (a 200 k-row load, 2 s per target, one round, 200 k and 1 M events).
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { createClient } from '../src/search/client.ts';
+import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
+import { recordResults } from './results.ts';
+import { parseSize, benchScale } from './scale.ts';
+import { describeMachine } from './support.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { scale: { type: 'string', default: '20' }, seconds: { type: 'string', default: '5' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    scale: { type: 'string' },
+    'http-scale': { type: 'string' },
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    events: { type: 'string' },
+  },
 });
-const which = positionals[0] ?? 'all';
-const scale = Number(values.scale);
-const seconds = Number(values.seconds);
+const quick = values.quick;
+const which = new Set(positionals.length ? positionals : ['load', 'http', 'scale']);
 const log = (line: string) => console.error(line);
-const report: Record<string, unknown> = { scale };
-if (which === 'all' || which === 'load') report.load = await benchLoad(scale, log);
-if (which === 'all' || which === 'http') report.http = await benchHttp(scale, seconds, log);
+const config = loadConfig();
+const { url } = await provideElasticsearch(config, log);
+const client = createClient(url, 600_000);
+const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: await describeMachine(url) };
+try {
+  if (which.has('load')) {
+    report.load = await benchLoad({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), log });
+  }
+  if (which.has('http')) {
+    const seconds = Number(values.seconds ?? (quick ? 2 : 5));
+    const rounds = Number(values.rounds ?? (quick ? 1 : 2));
+    report.http = await benchHttp({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds, rounds, log });
+  }
+  if (which.has('scale')) {
+    const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);
+    report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), log });
+  }
+} finally {
+  await client.close();
+}
 console.log(JSON.stringify(report, null, 2));
+const written = await recordResults(report, path.join(import.meta.dirname));
+log(`results: ${written.json}; table added to ${written.markdown}`);

@@ -1,12 +1,12 @@
 /**
  * `npm run make-bundle -- <dir> [--scale N] [--seed S] [--gzip-only a,b] [--no-events]
- * [--no-chain-objects] [--label L]`: writes a deterministic export bundle and prints its row
+ * [--events-per-entity K] [--no-chain-objects] [--label L]`: writes a deterministic export bundle and prints its row
  * counts. Argument parsing and output only; everything else is in write-bundle.ts.
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_GZIP_ONLY, writeBundle } from './write-bundle.ts';
 
-const USAGE = 'usage: npm run make-bundle -- <dir> [--scale N] [--seed S] [--gzip-only a,b|none] [--no-events] [--no-chain-objects] [--label L]';
+const USAGE = 'usage: npm run make-bundle -- <dir> [--scale N] [--seed S] [--gzip-only a,b|none] [--no-events] [--events-per-entity K] [--no-chain-objects] [--label L]';
 
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       'gzip-only': { type: 'string' },
       'no-events': { type: 'boolean' },
+      'events-per-entity': { type: 'string' },
       'no-chain-objects': { type: 'boolean' },
       label: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     seed: integer('seed', values.seed, 1),
     gzipOnly,
     includeEvents: !values['no-events'],
+    eventsPerEntity: integer('events-per-entity', values['events-per-entity'], 12),
     includeChainObjects: !values['no-chain-objects'],
     ...(values.label === undefined ? {} : { bundleLabel: values.label }),
   });

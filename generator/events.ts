@@ -24,9 +24,6 @@ import { SOURCE } from './sources.ts';
 import { cycleOf, DescendingClock, formatTime } from './time.ts';
 import { DEPLOYABLE_TYPES, type EntityType, type Environment } from './vocabulary.ts';
 
-/** Events per entity, as in export-format.md section 9. */
-export const EVENTS_PER_ENTITY = 12;
-
 type Row = Record<string, unknown>;
 
 interface EventDraft {
@@ -260,7 +257,7 @@ function countAnchoredEvents(ctx: Context): number {
 
 /** All events in file order. */
 export function eventRows(ctx: Context): Generator<Timed<Row>> {
-  const target = ctx.table.count * EVENTS_PER_ENTITY;
+  const target = ctx.table.count * ctx.eventsPerEntity;
   const streams = [
     characterEvents(ctx),
     killmailEvents(ctx),

@@ -53,6 +53,8 @@ export interface BundleOptions {
   gzipOnly?: string[];
   /** Write events.jsonl (default true). */
   includeEvents?: boolean;
+  /** Events per entity (default 12, as in the export format); benchmarks raise it for a large events file. */
+  eventsPerEntity?: number;
   /** Write chain_objects.jsonl (default true). */
   includeChainObjects?: boolean;
   /** Written as `database.database` in the manifest (default `registry`): changes the bundle id, no row. */
@@ -93,11 +95,12 @@ const MARKS: Record<Collection, (row: Row) => RowMark> = {
 export async function writeBundle(dir: string, options: BundleOptions = {}): Promise<BundleResult> {
   const {
     scale = 1, seed = 1, gzipOnly = [...DEFAULT_GZIP_ONLY], includeEvents = true, includeChainObjects = true, bundleLabel = 'registry',
+    eventsPerEntity = 12,
   } = options;
   const unknownGzip = gzipOnly.map((name) => name.replace(/\.jsonl(\.gz)?$/, '')).filter((name) => !(JSONL_COLLECTIONS as readonly string[]).includes(name));
   if (unknownGzip.length > 0) throw new Error(`gzipOnly names unknown collections: ${unknownGzip.join(', ')}`);
   const gzipped = new Set(gzipOnly.map((name) => name.replace(/\.jsonl(\.gz)?$/, '')));
-  const ctx = createContext(seed, scale);
+  const ctx = createContext(seed, scale, eventsPerEntity);
   await prepareDirectory(dir);
 
   const open = (collection: Collection) => new RowFile(dir, `${collection}.jsonl`, { gzip: gzipped.has(collection), mark: MARKS[collection] });

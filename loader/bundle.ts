@@ -106,6 +106,9 @@ async function followPointer(dir: string, pointer: Record<string, unknown>): Pro
 /** Opens the bundle in `dir` (a bundle, or a `latest/` directory holding a publish pointer). */
 export async function openBundle(dir: string): Promise<Bundle> {
   let bundleDir = path.resolve(dir);
+  if (!(await stat(bundleDir).then((s) => s.isDirectory(), () => false))) {
+    throw new LoadError(`bundle directory not found: ${bundleDir}`);
+  }
   let pointedId: string | undefined;
   let bytes = await readFile(path.join(bundleDir, 'manifest.json')).catch(() => {
     throw new LoadError(`no manifest.json in ${bundleDir}`, { file: 'manifest.json' });

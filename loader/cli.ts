@@ -1,7 +1,8 @@
 /**
- * `npm run load -- <bundleDir> [--force]`: loads a bundle (or a `latest/` publish pointer)
- * into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1 when the
- * bundle is refused (with `file:line` and the reason), 2 on a usage error.
+ * `npm run load -- <bundleDir> [--force] [--json]`: loads a bundle (or a `latest/` publish
+ * pointer) into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1
+ * when the bundle is refused (with `file:line` and the reason), 2 on a usage error. `--json`
+ * prints the summary as JSON (the loader benchmark reads it).
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,12 +14,12 @@ import { loadBundle } from './load-bundle.ts';
 import { createProgress } from './progress.ts';
 import { formatSummary } from './summary.ts';
 
-const USAGE = 'usage: npm run load -- <bundleDir> [--force]';
+const USAGE = 'usage: npm run load -- <bundleDir> [--force] [--json]';
 
 async function main(): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { force: { type: 'boolean', default: false } } });
+    parsed = parseArgs({ allowPositionals: true, options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -43,7 +44,8 @@ async function main(): Promise<number> {
       force: parsed.values.force,
       progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
     });
-    console.log(formatSummary(summary));
+    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    console.log(parsed.values.json ? JSON.stringify({ ...summary, peakRssMb }) : formatSummary(summary));
     return 0;
   } catch (error) {
     if (error instanceof LoadError) {

@@ -1,16 +1,20 @@
 /**
- * Streams a bundle file, plain or gzip, as numbered lines while measuring what the
- * manifest promises about its uncompressed bytes: sha256, size and row count (the
- * verifier's rule: `\n` bytes, plus one for a last line without one).
+ * Streams a bundle file, plain or gzip, as numbered lines, in batches (one per chunk read),
+ * while measuring what the manifest promises about its uncompressed bytes: sha256, size and
+ * row count (the verifier's rule: `\n` bytes, plus one for a last line without one).
  *
- * Memory stays bounded by the longest line, whatever the file size. Multi-member gzip
- * (concatenated copies) is read whole, as `zlib.createGunzip` does.
+ * Lines are split as bytes (a `\n` byte never occurs inside a UTF-8 sequence), and each line
+ * must be valid UTF-8: a decoder would silently turn bad bytes into U+FFFD and serve them as
+ * data. A trailing `\r` (CRLF files) is not part of a line. Memory stays bounded by the
+ * chunk size and the longest line, whatever the file size. Multi-member gzip (concatenated
+ * copies) is read whole, as `zlib.createGunzip` does.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { Transform, type TransformCallback } from 'node:stream';
+import path from 'node:path';
 import { createGunzip } from 'node:zlib';
+import { LoadError } from './errors.ts';
 
 /** What was measured over the uncompressed bytes once the stream has ended. */
 export interface Integrity {
@@ -19,54 +23,84 @@ export interface Integrity {
   rowCount: number;
 }
 
-class Measure extends Transform {
-  readonly #hash = createHash('sha256');
-  #size = 0;
-  #newlines = 0;
-  #last = -1;
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.#hash.update(chunk);
-    this.#size += chunk.length;
-    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) this.#newlines += 1;
-    if (chunk.length > 0) this.#last = chunk[chunk.length - 1]!;
-    done(null, chunk);
-  }
-
-  result(): Integrity {
-    const unterminated = this.#size > 0 && this.#last !== 10 ? 1 : 0;
-    return { sha256: this.#hash.digest('hex'), sizeBytes: this.#size, rowCount: this.#newlines + unterminated };
-  }
+export interface Line {
+  text: string;
+  /** 1-based line number. */
+  line: number;
 }
 
-/** A file's lines, and its integrity once every line has been read. */
+/** A file's lines in batches, and its integrity once every line has been read. */
 export interface LineStream {
-  lines: AsyncIterable<{ text: string; line: number }>;
+  batches: AsyncIterable<Line[]>;
   integrity(): Integrity;
 }
 
-export function readLines(path: string, gzip: boolean): LineStream {
-  const measure = new Measure();
-  const source = createReadStream(path, { highWaterMark: 1 << 20 });
-  const decoded = gzip ? source.pipe(createGunzip()) : source;
-  // Errors of the file or of gunzip must reach the reader, not vanish in a pipe.
-  source.on('error', (error) => measure.destroy(error));
-  if (gzip) decoded.on('error', (error: Error) => measure.destroy(error));
-  const reader = createInterface({ input: decoded.pipe(measure), crlfDelay: Infinity });
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * @param file what is read (the `.gz` twin when `gzip`)
+ * @param name how errors name it (the manifest path); its `file:line` prefix is added here
+ */
+export function readLines(file: string, gzip: boolean, name = path.basename(file)): LineStream {
+  const hash = createHash('sha256');
+  let size = 0;
+  let newlines = 0;
+  let lastByte = -1;
   let done = false;
-  async function* lines() {
+  // Errors of the compressed stream name the `.gz` file that is actually broken.
+  const where = gzip ? path.basename(file) : name;
+
+  function decode(bytes: Buffer, line: number): Line {
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+    const content = bytes.subarray(0, end);
+    if (!isUtf8(content)) throw new LoadError('not valid UTF-8', { file: name, line });
+    return { text: content.toString('utf8'), line };
+  }
+
+  async function* batches(): AsyncGenerator<Line[]> {
+    const source = createReadStream(file, { highWaterMark: CHUNK_BYTES });
+    const input = gzip ? source.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : source;
+    // An error of the file stream must reach the reader of the gunzip stream, not vanish in the pipe.
+    if (gzip) source.once('error', (error) => (input as ReturnType<typeof createGunzip>).destroy(error));
+    let carry: Buffer | undefined;
     let line = 0;
-    for await (const text of reader) {
-      line += 1;
-      yield { text, line };
+    try {
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        size += chunk.length;
+        lastByte = chunk[chunk.length - 1]!;
+        const batch: Line[] = [];
+        let start = 0;
+        for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
+          newlines += 1;
+          line += 1;
+          const bytes = carry ? Buffer.concat([carry, chunk.subarray(start, at)]) : chunk.subarray(start, at);
+          carry = undefined;
+          batch.push(decode(bytes, line));
+          start = at + 1;
+        }
+        // The unfinished last line is copied, so the chunk it came from is not kept alive.
+        if (start < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(start)]) : Buffer.from(chunk.subarray(start));
+        if (batch.length > 0) yield batch;
+      }
+    } catch (error) {
+      if (error instanceof LoadError) throw error;
+      const reason = (error as Error).message;
+      const after = line > 0 ? `after line ${line}` : 'before the first line';
+      throw new LoadError(gzip ? `truncated or corrupt gzip (${reason}) ${after}` : `${reason} ${after}`, { file: where });
     }
+    if (carry !== undefined && carry.length > 0) yield [decode(carry, line + 1)];
     done = true;
   }
+
   return {
-    lines: lines(),
+    batches: batches(),
     integrity() {
       if (!done) throw new Error('integrity is known only after the last line');
-      return measure.result();
+      const unterminated = size > 0 && lastByte !== NEWLINE ? 1 : 0;
+      return { sha256: hash.digest('hex'), sizeBytes: size, rowCount: newlines + unterminated };
     },
   };
 }

@@ -46,11 +46,15 @@ export interface Config {
   cycleStarts: readonly CycleStart[];
   /** Prefix of the gauges on /metrics (`blackrelay_api` makes the reference explorer work). */
   metricsPrefix: string;
+  /** HMAC key of cursors: an edited or foreign cursor is a 400. Set your own; the default is public. */
+  cursorSecret: string;
   logLevel: LogLevel;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_CYCLE_STARTS = '5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z';
+/** Documented in the README: it keeps cursors unforgeable only once replaced by a secret of your own. */
+export const DEFAULT_CURSOR_SECRET = 'registry-gateway-cursor-key';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -122,6 +126,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     currentCycle: int(env, 'CURRENT_CYCLE', undefined, 1, 1_000_000),
     cycleStarts: Object.freeze(parseCycleStarts(str(env, 'CYCLE_STARTS', DEFAULT_CYCLE_STARTS))),
     metricsPrefix,
+    cursorSecret: str(env, 'CURSOR_SECRET', DEFAULT_CURSOR_SECRET),
     logLevel,
   });
 }

@@ -20,6 +20,8 @@ export interface LoadContext {
   cycleStarts: readonly CycleStart[];
   /** Killmail ids whose killer is an enemy through a sourced `killer` relation. */
   npcKillmails: Set<string>;
+  /** Entity rows of the generation being loaded, by id (entities load first); missing ids are left out. */
+  lookupEntities(ids: string[]): Promise<ReadonlyMap<string, Row>>;
 }
 
 /** An index mapping file: settings and mappings as sent to `indices.create`. */
@@ -53,6 +55,26 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
   toDocument(row: Row, context: LoadContext): Doc;
   /** Called with each document after it is built, to collect what later files need. */
   observe?(doc: Doc, context: LoadContext): void;
+  /** Completes a batch of documents with what other files of the generation hold (killmail actors). */
+  prepare?(docs: Doc[], context: LoadContext): Promise<void>;
+  /**
+   * Set when `row` is a view derived at load time rather than the exported row: the exported
+   * line is then kept too, as the stored (not indexed, not in `_source`) field `original`.
+   */
+  readonly keepsLine?: boolean;
+}
+
+/**
+ * A document as the JSON text of a bulk source: its indexed fields, then `row` — the exported
+ * line itself when `rowIsLine` (it parsed, so it is JSON: no second serialization of the row),
+ * else the row serialized — then, for descriptions that keep it, the line as `original`.
+ */
+export function toBulkSource(doc: { row: unknown }, line: string, rowIsLine: boolean, keepLine = false): string {
+  const { row, ...fields } = doc;
+  const head = JSON.stringify(fields);
+  const open = head.length > 2 ? `${head.slice(0, -1)},` : '{';
+  const original = keepLine ? `,"original":"${Buffer.from(line).toString('base64')}"` : '';
+  return `${open}"row":${rowIsLine ? line : JSON.stringify(row)}${original}}`;
 }
 
 /** Elasticsearch refuses `_id`s over 512 bytes; longer ids are hashed for `_id` only (the `id` field keeps them). */

@@ -9,8 +9,9 @@
  */
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|([+-])(\d{2}):(\d{2}))$/;
-const MIN = '1970-01-01T00:00:00.000000000Z';
-const MAX = '2262-04-11T23:47:16.854775807Z';
+/** The `date_nanos` range, as normalized text (which compares like the instants). */
+export const INSTANT_MIN = '1970-01-01T00:00:00.000000000Z';
+export const INSTANT_MAX = '2262-04-11T23:47:16.854775807Z';
 
 /** A parsed instant: UTC text with nine fractional digits, and epoch milliseconds. */
 export interface Instant {
@@ -34,6 +35,6 @@ export function toInstant(value: unknown): Instant | undefined {
   if (Number.isNaN(date.getTime())) return undefined;
   const ms = date.getTime() + Number(nanos.slice(0, 3));
   const text = `${iso.slice(0, -5)}.${nanos}Z`;
-  if (ms < 0 || iso.startsWith('-') || iso.startsWith('+')) return { text: ms < 0 ? MIN : MAX, ms };
-  return { text: text > MAX ? MAX : text, ms };
+  if (ms < 0 || iso.startsWith('-') || iso.startsWith('+')) return { text: ms < 0 ? INSTANT_MIN : INSTANT_MAX, ms };
+  return { text: text > INSTANT_MAX ? INSTANT_MAX : text, ms };
 }

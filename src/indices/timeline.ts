@@ -4,6 +4,11 @@
  *
  * Cycles: killmails carry none and always get the cycle of `occurredAt`; events keep a
  * declared cycle, else get the cycle of `occurredAt`; chain objects get that of `observedAt`.
+ *
+ * Killmail actors are resolved once, at load time, from the generation's own entities: `row`
+ * holds the list view (actors and names filled, the bulky `raw` payload left out), so a list
+ * page is one search; the exported line is kept beside it as the stored field `original` for
+ * the detail and `/raw` routes.
  */
 import chainObjectsMapping from '../../mappings/chain_objects.json' with { type: 'json' };
 import eventsMapping from '../../mappings/events.json' with { type: 'json' };
@@ -11,6 +16,7 @@ import killmailsMapping from '../../mappings/killmails.json' with { type: 'json'
 import { cycleAt, declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
 import { toInstant } from './instant.ts';
+import { actorEntityIds, listView } from './killmail-actors.ts';
 
 function occurred(row: Row, field: string) {
   const instant = toInstant(required(row, field));
@@ -74,6 +80,7 @@ export interface KillmailDoc {
   npc: boolean;
   /** Words of the id, the actors' ids and names, and the loss type: the `q` filter. */
   tokens: string[];
+  /** The exported row while building; the list view once `prepare` ran. */
   row: Row;
 }
 
@@ -88,6 +95,11 @@ export const killmails: IndexDescription<KillmailDoc> = {
   files: ['killmails'],
   mapping: killmailsMapping as MappingFile,
   requiredFields: ['id', 'environment', 'occurredAt', 'sourceIds'],
+  keepsLine: true,
+  async prepare(docs, context) {
+    const entities = await context.lookupEntities(actorEntityIds(docs.map((d) => d.row)));
+    for (const doc of docs) doc.row = listView(doc.row, entities);
+  },
   sort: [
     { field: 'occurredAt', order: 'desc' },
     { field: 'id', order: 'desc' },

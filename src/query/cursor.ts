@@ -1,21 +1,28 @@
 /**
- * Cursors: opaque base64url of a versioned JSON holding the `search_after` values of the
- * last row of a page, bound to the route and filters that produced it (a hash) and to the
- * index generation it was read from. Decoding validates everything and trusts nothing: a
- * cursor from another route, other filters, a future version or plain garbage is a 400
- * naming `cursor`, never a silently wrong page.
+ * Cursors: opaque, URL-safe tokens holding the `search_after` values of the last row of a
+ * page, bound to the route and filters that produced it (a hash) and to the index generation
+ * it was read from, and authenticated with an HMAC under the configured key.
+ *
+ * Decoding trusts nothing: a token whose MAC does not verify (edited, forged, from another
+ * deployment), from another route or other filters, of another version or plain garbage is a
+ * 400 naming `cursor` before any search. Even an authentic position is checked against the
+ * type and range of the sort it will be used with (`checkPosition`), so no value can reach
+ * Elasticsearch that it would refuse.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import { INSTANT_MAX, INSTANT_MIN } from '../indices/instant.ts';
 
-const VERSION = 1;
+const VERSION = 2;
 const MAX_LENGTH = 4096;
+/** MAC bytes kept: 128 bits. */
+const MAC_BYTES = 16;
 
-/** A sort value as Elasticsearch returns it for our sorts: keyword text, number or score. */
+/** A sort value as Elasticsearch returns it for our sorts: keyword text, an instant as text, a score. */
 export type SortValue = string | number | null;
 
-/** What one sort clause yields: a score (number) or text (keywords, and instants formatted as text). */
-export type SortKind = 'number' | 'text';
+/** What one sort clause yields: a score, keyword text, or an instant formatted as text. */
+export type SortKind = 'score' | 'keyword' | 'instant';
 
 export interface Cursor {
   /** Generation the page was read from. */
@@ -30,20 +37,30 @@ export function cursorScope(route: string, params: Record<string, unknown>): str
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
 }
 
-export function encodeCursor(cursor: Cursor, scope: string): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after })).toString('base64url');
+function mac(payload: string, key: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+}
+
+/** `<base64url payload>.<base64url MAC>`. */
+export function encodeCursor(cursor: Cursor, scope: string, key: string): string {
+  const payload = Buffer.from(JSON.stringify({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after })).toString('base64url');
+  return `${payload}.${mac(payload, key).toString('base64url')}`;
 }
 
 function invalid(reason: string): ApiError {
   return ApiError.badParameter('cursor', `Invalid cursor: ${reason}. Use the nextCursor of the previous page, unchanged.`);
 }
 
-/** Decodes a cursor for this scope; throws 400 on anything that is not one of ours. */
-export function decodeCursor(raw: string, scope: string): Cursor {
-  if (raw.length === 0 || raw.length > MAX_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid('not a cursor of this API');
+/** Decodes a cursor for this scope; throws 400 on anything that is not one of ours, unchanged. */
+export function decodeCursor(raw: string, scope: string, key: string): Cursor {
+  const match = raw.length <= MAX_LENGTH ? /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(raw) : null;
+  if (!match) throw invalid('not a cursor of this API');
+  const [, payload, signature] = match as unknown as [string, string, string];
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload, key))) throw invalid('it was altered or not issued here');
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     throw invalid('not a cursor of this API');
   }
@@ -55,15 +72,34 @@ export function decodeCursor(raw: string, scope: string): Cursor {
   return { generation: g, after: a as SortValue[] };
 }
 
+/** `date_nanos` sort values as `strict_date_optional_time_nanos` writes them, in UTC. */
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
+/** An instant Elasticsearch can parse and hold: a real calendar time within `date_nanos` range. */
+function isInstant(value: unknown): boolean {
+  const match = typeof value === 'string' ? INSTANT.exec(value) : null;
+  if (!match) return false;
+  const seconds = value as string;
+  const base = `${seconds.slice(0, 19)}Z`;
+  const ms = Date.parse(base);
+  // Round-tripping rejects the 30th of February and the 25th hour, which Date.parse would move on.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== seconds.slice(0, 19)) return false;
+  const normalized = `${seconds.slice(0, 19)}.${(match[7] ?? '').padEnd(9, '0')}Z`;
+  return normalized >= INSTANT_MIN && normalized <= INSTANT_MAX;
+}
+
 /**
  * Checks a decoded position against the sort it will be used with: one value per clause, a
- * finite number for a score, text (or null: a row without that field) for the others, and
- * the last one — the unique tiebreaker every row has — never null. A forged position is a
- * 400 here, not an Elasticsearch error or a silently empty page.
+ * finite number for a score, a valid in-range instant for a `date_nanos` field, text (or null:
+ * a row without that field) for a keyword, and the last one — the unique tiebreaker every row
+ * has — never null.
  */
 export function checkPosition(after: readonly unknown[], kinds: readonly SortKind[]): SortValue[] {
-  const fits = (value: unknown, kind: SortKind, last: boolean) =>
-    kind === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string' || (value === null && !last);
+  const fits = (value: unknown, kind: SortKind, last: boolean) => {
+    if (kind === 'score') return typeof value === 'number' && Number.isFinite(value);
+    if (kind === 'instant') return isInstant(value);
+    return typeof value === 'string' || (value === null && !last);
+  };
   const valid = after.length === kinds.length && after.every((value, i) => fits(value, kinds[i]!, i === kinds.length - 1));
   if (!valid) throw invalid('malformed position');
   return after as SortValue[];

@@ -27,13 +27,18 @@ export function toSort(description: Pick<IndexDescription<any>, 'mapping'>, sort
 }
 
 /**
- * The kind of value each sort clause yields: numbers for `_score`, text for every field we sort
- * on (keywords, and `date_nanos` sorted with a text `format`; a unit test holds every index
- * sort to those types).
+ * The kind of value each sort clause yields: a number for `_score`, an instant for a clause with
+ * the nanos `format` (every `date_nanos` sort has it), keyword text for the others (a unit test
+ * holds every index sort to those types).
  */
 export function sortKinds(sort: SearchBody['sort']): SortKind[] {
   const clauses = sort === undefined ? [] : Array.isArray(sort) ? sort : [sort];
-  return clauses.map((clause) => (typeof clause === 'object' && clause !== null && '_score' in clause ? 'number' : 'text'));
+  return clauses.map((clause) => {
+    if (typeof clause !== 'object' || clause === null) return 'keyword';
+    if ('_score' in clause) return 'score';
+    const options = Object.values(clause)[0] as { format?: string } | undefined;
+    return options?.format === NANOS_FORMAT ? 'instant' : 'keyword';
+  });
 }
 
 export function term(field: string, value: string | number | boolean): Query {
@@ -62,19 +67,17 @@ export interface ListSpec {
   sort: estypes.SortCombinations[];
   limit: number;
   after?: SortValue[];
-  /** Source filtering; by default none: the stored `_source` is the exported row alone (see mappings). */
-  source?: estypes.SearchSourceConfig;
 }
 
 export function toListBody(spec: ListSpec): SearchBody {
-  const { filter, must, sort, limit, after, source } = spec;
+  // No source filtering: the stored `_source` is the row alone (see mappings), returned as it is.
+  const { filter, must, sort, limit, after } = spec;
   const body: SearchBody = {
     query: must?.length ? { bool: { filter, must } } : { bool: { filter } },
     sort,
     size: limit + 1,
     track_total_hits: false,
   };
-  if (source !== undefined) body._source = source;
   if (after !== undefined) body.search_after = after as estypes.FieldValue[];
   return body;
 }

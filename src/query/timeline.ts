@@ -56,6 +56,6 @@ export function toEventListBody(params: EventListParams, currentCycle: number, a
 export function toKillmailListBody(params: KillmailListParams, currentCycle: number, after?: SortValue[]): SearchBody {
   const { system, victim, killer, reporter, npc } = params;
   const filter = [...scoped(params, currentCycle), ...exact({ systemId: system, victimId: victim, killerIds: killer, reporterId: reporter, npc })];
-  // List rows leave out the raw chain payload (the reference's weak point 12); the detail has it.
-  return toListBody({ filter, sort: KILLMAIL_SORT, limit: params.limit, after, source: { includes: ['row'], excludes: ['row.raw'] } });
+  // The stored row is the list view (the raw chain payload left out: the reference's weak point 12).
+  return toListBody({ filter, sort: KILLMAIL_SORT, limit: params.limit, after });
 }

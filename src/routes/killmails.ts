@@ -1,29 +1,29 @@
 /**
  * `/v1/killmails` (newest first, cycle-scoped; `system`, `victim`, `killer`, `reporter`,
- * `npc` filters), `/v1/killmails/{id}` and `/v1/killmails/{id}/raw`. Rows are enriched with
- * actor names from the registry's entities (see killmail-actors.ts). List rows leave out the
- * bulky `raw` payload; the detail and `/raw` carry it.
+ * `npc` filters), `/v1/killmails/{id}` and `/v1/killmails/{id}/raw`.
+ *
+ * Actors and names were resolved from the registry's entities when the generation was loaded
+ * (src/indices/killmail-actors.ts), so a list page is one search that returns the stored list
+ * view as it is: actors filled, the bulky `raw` payload left out. The detail lays that view
+ * over the exported row; `/raw` answers the exported row as reported.
  */
-import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
+import { ApiError } from '../errors.ts';
+import type { Row } from '../indices/description.ts';
+import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { LIST_PARAMS, parseBoolean, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
 import { type KillmailListParams, toKillmailListBody } from '../query/timeline.ts';
-import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
-import { actorEntityIds, rawRecord, withActors } from './killmail-actors.ts';
-import { rowById } from './detail.ts';
-import { readPage } from './page.ts';
+import { sendPage } from './page.ts';
 
-type Rowed = { row: Row };
-
-async function enrich(reader: Reader, rows: Row[]): Promise<Row[]> {
-  const found = await reader.getMany<Rowed>('entities', actorEntityIds(rows));
-  const entities = new Map(found.map(({ row }) => [String(row.id), row]));
-  return rows.map((row) => withActors(row, entities));
-}
-
-function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ reader: Reader; row: Row }> {
-  return rowById(ctx, deps, 'killmails', ctx.params.id!, 'Killmail not found.');
+/** The list view and the exported row of one killmail, or 404. */
+async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: Row; original: Row }> {
+  takeParams(ctx.query, []);
+  const reader = await deps.search.reader();
+  ctx.state.generation = reader.generation.generation;
+  const found = await reader.getWithOriginal<{ row: Row }>('killmails', ctx.params.id!);
+  if (!found) throw ApiError.notFound('Killmail not found.');
+  return { view: found.source.row, original: found.original };
 }
 
 export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -39,8 +39,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       reporter: text(params, 'reporter'),
       npc: parseBoolean('npc', params.npc),
     };
-    const page = await readPage(ctx, {
-      search: deps.search,
+    await sendPage(ctx, deps, {
       route: '/v1/killmails',
       bind,
       cursor,
@@ -48,21 +47,17 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'killmails',
       body: (reader, after) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, after),
     });
-    ctx.body = toEnvelope(await enrich(page.reader, page.data), deps.meta, page.nextCursor);
   });
 
   router.get('/v1/killmails/:id', async (ctx) => {
-    takeParams(ctx.query, []);
-    const { reader, row } = await findKillmail(ctx, deps);
-    const [enriched] = await enrich(reader, [row]);
-    ctx.body = toEnvelope(enriched, deps.meta);
+    const { view, original } = await findKillmail(ctx, deps);
+    ctx.body = toEnvelope(detailOf(original, view), deps.meta);
   });
 
   // The registry's shape: the flat record as reported, `raw` included (the reference's worker
   // answered only the `raw` member, and a 404 "Route not found." when it was absent).
   router.get('/v1/killmails/:id/raw', async (ctx) => {
-    takeParams(ctx.query, []);
-    const { row } = await findKillmail(ctx, deps);
-    ctx.body = toEnvelope(rawRecord(row), deps.meta);
+    const { original } = await findKillmail(ctx, deps);
+    ctx.body = toEnvelope(rawRecord(original), deps.meta);
   });
 }

@@ -15,6 +15,8 @@ import type { AppContext, RouteDeps } from './context.ts';
 
 export interface PageRequest<Source = { row: Row }, Out = Row> {
   search: SearchService;
+  /** HMAC key of the cursors (config `cursorSecret`). */
+  cursorSecret: string;
   /** Route pattern, e.g. `/v1/entities`. */
   route: string;
   /** Every parameter that shapes the result (not `cursor`, not `limit`): binds the cursor. */
@@ -37,7 +39,7 @@ export interface Page<Out> {
 
 export async function readPage<Source = { row: Row }, Out = Row>(ctx: AppContext, request: PageRequest<Source, Out>): Promise<Page<Out>> {
   const scope = cursorScope(request.route, request.bind);
-  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope);
+  const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, request.cursorSecret);
   const reader = await request.search.reader(cursor?.generation);
   ctx.state.generation = reader.generation.generation;
   // The position must fit the sort this request will use (the body without a position tells it).
@@ -49,12 +51,12 @@ export async function readPage<Source = { row: Row }, Out = Row>(ctx: AppContext
   const data = page.map((hit) => toRecord(hit._source as Source, hit));
   const last = page.at(-1);
   if (hits.length <= request.limit || !last?.sort) return { data, reader };
-  const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope);
+  const nextCursor = encodeCursor({ generation: reader.generation.generation, after: last.sort as SortValue[] }, scope, request.cursorSecret);
   return { data, nextCursor, reader };
 }
 
 /** Reads a page and answers it in the envelope: what most list routes do. */
-export async function sendPage(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: Omit<PageRequest, 'search'>): Promise<void> {
-  const page = await readPage(ctx, { ...request, search: deps.search });
+export async function sendPage(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta' | 'config'>, request: Omit<PageRequest, 'search' | 'cursorSecret'>): Promise<void> {
+  const page = await readPage(ctx, { ...request, search: deps.search, cursorSecret: deps.config.cursorSecret });
   ctx.body = toEnvelope(page.data, deps.meta, page.nextCursor);
 }

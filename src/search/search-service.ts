@@ -20,6 +20,8 @@ export interface Reader {
   search<T>(index: IndexName, body: SearchBody): Promise<estypes.SearchResponse<T>>;
   /** Documents by id, in the order asked; missing ids are left out. */
   getMany<T>(index: IndexName, ids: string[]): Promise<T[]>;
+  /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
+  getWithOriginal<T>(index: IndexName, id: string): Promise<{ source: T; original: Record<string, unknown> } | undefined>;
   count(index: IndexName, query?: estypes.QueryDslQueryContainer): Promise<number>;
 }
 
@@ -30,6 +32,11 @@ export interface SearchService {
   live(): Promise<GenerationDoc | undefined>;
   /** Cluster health status; throws `unavailable` when ES does not answer. */
   health(): Promise<string>;
+}
+
+/** The request path of a search on a concrete index (the benchmark sends the same request directly). */
+export function searchPath(index: string): string {
+  return `/${index}/_search`;
 }
 
 export interface SearchServiceOptions {
@@ -105,6 +112,14 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         if (ids.length === 0) return [];
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
         return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source] : []));
+      },
+      async getWithOriginal<T>(index: IndexName, id: string) {
+        const response = await timed(index, () =>
+          client.get<T>({ index: name(index), id: documentId(id), stored_fields: ['original'], _source: true }, { ignore: [404] }),
+        );
+        const stored = (response.fields?.original as string[] | undefined)?.[0];
+        if (!response.found || !response._source || stored === undefined) return undefined;
+        return { source: response._source, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
     };

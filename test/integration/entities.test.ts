@@ -331,10 +331,11 @@ describe('the edge', () => {
   it('refuses a cursor whose position does not fit the sort (400 naming cursor, never 500)', async () => {
     // Issue 4: the cursor is base64url JSON holding search_after values; anything but our own → 400.
     const page = await gw.get('/v1/search?q=a&limit=2');
-    const cursor = JSON.parse(Buffer.from(page.body.nextCursor, 'base64url').toString('utf8'));
+    const [payload, tag] = page.body.nextCursor.split('.');
+    const cursor = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     expect(typeof cursor.a[0]).toBe('number'); // relevance order: the score comes first
     const forged = Buffer.from(JSON.stringify({ ...cursor, a: ['not a score', cursor.a[1]] })).toString('base64url');
-    expectError(await gw.get(`/v1/search?q=a&limit=2&cursor=${forged}`), 400, 'bad_request', 'cursor');
+    expectError(await gw.get(`/v1/search?q=a&limit=2&cursor=${forged}.${tag}`), 400, 'bad_request', 'cursor');
   });
 
   it('answers a malformed percent-escape in a path with 400, not 500', async () => {

@@ -188,6 +188,38 @@ describe('refusing bad bundles', () => {
     await expectRefused(path.join(root, 'latest'), /^manifest\.json: manifest of bundle .* does not match the pointer's manifestSha256/);
   });
 
+  it('refuses a line that is not valid UTF-8 with file:line, instead of serving U+FFFD', async () => {
+    const dir = await copyOf('utf8');
+    const file = path.join(dir, 'sources.jsonl');
+    const lines = (await readFile(file)).toString('utf8').split('\n');
+    const bad = Buffer.from(`${lines[1]!.replace(/"title":"/, '"title":"\u0001')}`, 'utf8');
+    // Replace the marker with a lone continuation byte: bytes no decoder can read.
+    bad[bad.indexOf(1)] = 0x80;
+    await writeFile(file, Buffer.concat([Buffer.from(`${lines[0]}\n`), bad, Buffer.from(`\n${lines.slice(2).join('\n')}`)]));
+    await expectRefused(dir, /^sources\.jsonl:2: not valid UTF-8$/);
+  });
+
+  it('names the .gz file and the last good line when a gzip-only file is truncated', async () => {
+    const dir = await copyOf('truncated-gz');
+    const file = path.join(dir, 'facts.jsonl.gz');
+    expect(existsSync(file)).toBe(true);
+    await truncate(file, Math.floor((await readFile(file)).length / 2));
+    await expectRefused(dir, /^facts\.jsonl\.gz: truncated or corrupt gzip \(unexpected end of file\) after line \d+$/);
+  });
+
+  it('names the line of a row Elasticsearch refuses (a key repeated inside the row)', async () => {
+    const dir = await copyOf('refused');
+    const file = path.join(dir, 'sources.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace(/^\{/, '{"title":"first",');
+    await writeFile(file, lines.join('\n'));
+    await expectRefused(dir, /^sources\.jsonl:3: Elasticsearch refused the row \(document_parsing_exception: .*Duplicate field 'title'/);
+  });
+
+  it('says so when the bundle directory does not exist', async () => {
+    await expectRefused(path.join(work, 'no-such-bundle'), /^bundle directory not found: .*no-such-bundle$/);
+  });
+
   it('refuses a missing file', async () => {
     const dir = await copyOf('missing');
     await unlink(path.join(dir, 'relations.jsonl'));

@@ -3,6 +3,7 @@
  * Every expectation is computed here from the bundle files: scope, filters, NPC proof, order
  * (newest first as instants, ties by id descending) and the actor names.
  */
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows, readManifest } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
@@ -190,5 +191,44 @@ describe('/v1/killmails', () => {
     const first = await gw.get('/v1/killmails?limit=1&npc=true');
     const changed = await gw.get(`/v1/killmails?limit=1&npc=false&cursor=${first.body.nextCursor}`);
     expect(changed.status).toBe(400);
+  });
+});
+
+describe('edited cursors (issue 11: 500s before)', () => {
+  /** The cursor's payload and MAC, as the README documents them: `<base64url JSON>.<base64url HMAC-SHA256, 16 bytes>`. */
+  const split = (cursor: string) => {
+    const [payload, tag] = cursor.split('.') as [string, string];
+    return { json: JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')), tag };
+  };
+  const sign = (json: unknown, key: string) => {
+    const payload = Buffer.from(JSON.stringify(json)).toString('base64url');
+    return `${payload}.${createHmac('sha256', key).update(payload).digest().subarray(0, 16).toString('base64url')}`;
+  };
+  const EDITS: [string, unknown][] = [['text', 'zzz'], ['null', null], ['a date before 1970', '1969-07-20T20:17:40Z'], ['a date after 2262', '2300-01-01T00:00:00Z'], ['a number', 0]];
+
+  it.each(['/v1/events', '/v1/killmails'])('%s: an edited position with the binding kept is a 400 naming cursor, never a 500', async (route) => {
+    const first = await gw.get(`${route}?limit=2`);
+    const { json, tag } = split(first.body.nextCursor);
+    expect(typeof json.a[0]).toBe('string');
+    for (const [name, value] of EDITS) {
+      const edited = { ...json, a: [value, ...json.a.slice(1)] };
+      const unsigned = `${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${tag}`;
+      const res = await gw.get(`${route}?limit=2&cursor=${unsigned}`);
+      expect(res.status, name).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'bad_request', details: { parameter: 'cursor' } });
+      // Even signed with the gateway's own key, a position its sort cannot hold never reaches Elasticsearch.
+      const resigned = await gw.get(`${route}?limit=2&cursor=${sign(edited, gw.config.cursorSecret)}`);
+      expect(resigned.status, `${name}, signed`).toBe(400);
+      expect(resigned.body.error.details).toEqual({ parameter: 'cursor' });
+    }
+    // The unedited cursor, re-signed the same way, still pages on: the checks refuse only what is wrong.
+    expect((await gw.get(`${route}?limit=2&cursor=${sign(json, gw.config.cursorSecret)}`)).status).toBe(200);
+  });
+
+  it('refuses a cursor signed with another key', async () => {
+    const { json } = split((await gw.get('/v1/events?limit=2')).body.nextCursor);
+    const res = await gw.get(`/v1/events?limit=2&cursor=${sign(json, 'not-the-key')}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/altered|not issued here/);
   });
 });

@@ -1,6 +1,6 @@
 /** Killmail enrichment: names only from entity rows, NPC killers only by explicit type id. */
 import { describe, expect, it } from 'vitest';
-import { actorEntityIds, rawRecord, withActors } from '../../src/routes/killmail-actors.ts';
+import { actorEntityIds, detailOf, listView, rawRecord, withActors } from '../../src/indices/killmail-actors.ts';
 
 const unresolved = (rawId: string) => ({ entityType: 'unknown', rawId, displayName: 'Unknown', confidence: 'unknown' });
 
@@ -47,6 +47,18 @@ describe('killmail actors', () => {
   it('does not copy a name that is only the raw id', () => {
     const entities = new Map([entity('system:stillness:30000001', 'system', 'system:stillness:30000001')]);
     expect(withActors(row, entities).systemName).toBeUndefined();
+  });
+
+  it('stores a list view without raw, and the detail rebuilt from it equals the enriched row, key order included', () => {
+    const entities = new Map([entity('enemy:stillness:type:94411', 'enemy', 'Warden Drone [NPC]'), entity('system:stillness:30000001', 'system', 'OKR-3T1')]);
+    const view = listView(row, entities);
+    expect(view).not.toHaveProperty('raw');
+    expect(view.killerName).toBe('Warden Drone [NPC]');
+    const detail = detailOf(row, view);
+    const enriched = withActors(row, entities);
+    expect(detail).toEqual(enriched);
+    expect(Object.keys(detail)).toEqual(Object.keys(enriched));
+    expect(Object.keys(detail).indexOf('raw')).toBe(Object.keys(row).indexOf('raw'));
   });
 
   it('keeps the reported fields in the raw record and drops the derived ones', () => {

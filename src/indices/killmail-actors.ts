@@ -7,7 +7,7 @@
  * `enemy:<environment>:type:<killerTypeId>` (never from a raw chain `killer_id`), and an actor
  * with no entity keeps what the export says. Pure: rows and entities in, rows out.
  */
-import { type Row, str } from '../indices/description.ts';
+import { type Row, str } from './description.ts';
 
 const ACTORS = [
   { key: 'system', idField: 'systemId', nameField: 'systemName' },
@@ -70,6 +70,20 @@ export function withActors(row: Row, entities: ReadonlyMap<string, Row>): Row {
     }
   }
   return out;
+}
+
+/** What a killmail list shows: actors filled, the bulky `raw` chain payload left out (the detail has it). */
+export function listView(row: Row, entities: ReadonlyMap<string, Row>): Row {
+  const { raw: _raw, ...listed } = row;
+  return withActors(listed, entities);
+}
+
+/**
+ * The detail: the exported row with the list view's actors and names laid over it. Same keys,
+ * same order as `withActors(row)`: the view holds the row's keys but `raw`, plus the names it added.
+ */
+export function detailOf(original: Row, view: Row): Row {
+  return { ...original, ...view };
 }
 
 /** The row as the chain reported it: every field but the semantic ones the registry derived. */

@@ -1,0 +1,89 @@
+/**
+ * Keeps benchmark results: the whole report as `bench/results/<date>.json`, and a readable
+ * table per run prepended to `bench/RESULTS.md` (newest first), headed by the machine it ran on.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { HttpBenchResult } from './http.ts';
+import type { LoadBenchResult } from './load.ts';
+import type { ScaleBenchResult } from './scale.ts';
+import type { Machine } from './support.ts';
+
+interface Report {
+  date: string;
+  quick: boolean;
+  machine: Machine;
+  load?: LoadBenchResult;
+  http?: HttpBenchResult;
+  scale?: ScaleBenchResult;
+}
+
+const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (newest first). Ratios are against limits measured in the same run.\n';
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+function loadTable(load: LoadBenchResult): string[] {
+  return [
+    `**Loader vs raw \`_bulk\` of its own documents** — ${load.bundle.rows.toLocaleString('en')} rows (scale ${load.bundle.scale}, ${load.bundle.uncompressedMb} MB uncompressed), ${load.bulkRequests} bulk requests of ${load.bulkMbPerRequest} MB; loader peak RSS **${load.loaderPeakRssMb} MB**`,
+    '',
+    row(['file', 'rows', 'loader rows/s', 'raw docs/s', 'loader / raw', 'loader RSS after file (MB)']),
+    row(['---', '---:', '---:', '---:', '---:', '---:']),
+    ...load.files.map((f) => row([f.file, f.rows, f.loaderRowsPerSecond, f.rawDocsPerSecond, f.ratio, f.loaderPeakRssMb])),
+    row(['**total**', load.total.rows, `**${load.total.loaderRowsPerSecond}** (${load.total.loaderSeconds} s)`, `${load.total.rawDocsPerSecond} (${load.total.rawSeconds} s)`, `**${load.total.ratio}**`, load.loaderPeakRssMb]),
+    '',
+  ];
+}
+
+function httpTable(http: HttpBenchResult): string[] {
+  return [
+    `**Gateway vs Elasticsearch directly** — ${http.bundle.entities.toLocaleString('en')} entities (scale ${http.bundle.scale}), 10 connections, ${http.rounds} × ${http.seconds} s per target; \`/v1/health\` ${http.health.requestsPerSecond} req/s`,
+    '',
+    row(['route', 'gateway req/s', 'p50 / p99 ms', 'direct req/s', 'direct p50 / p99 ms', 'ceiling', 'of ceiling']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...http.routes.map((r) =>
+      row([`\`${r.route}\``, r.gateway.requestsPerSecond, `${r.gateway.p50Ms} / ${r.gateway.p99Ms}`, r.direct.requestsPerSecond, `${r.direct.p50Ms} / ${r.direct.p99Ms}`, r.ceiling, `**${r.ofCeiling}**`]),
+    ),
+    '',
+  ];
+}
+
+function scaleTable(scale: ScaleBenchResult): string[] {
+  return [
+    `**Events at scale** — 10 connections; kind filter p99 at the largest size over the smallest: **${scale.kindP99LargestOverSmallest}**`,
+    '',
+    row(['events', 'load rows/s (peak RSS)', 'first page p50 / p99 ms', 'deep page (offset) p50 / p99 ms', 'deep / first p99', 'kind filter p50 / p99 ms']),
+    row(['---:', '---:', '---:', '---:', '---:', '---:']),
+    ...scale.sizes.map((s) =>
+      row([
+        s.events.toLocaleString('en'),
+        s.load === 'already loaded' ? 'already loaded' : `${s.load.rowsPerSecond} (${s.load.peakRssMb} MB)`,
+        `${s.firstPage.p50Ms} / ${s.firstPage.p99Ms}`,
+        `${s.deepPage.p50Ms} / ${s.deepPage.p99Ms} (${s.deepOffset.toLocaleString('en')})`,
+        `**${s.deepOverFirst.p99}**`,
+        `${s.kindFilter.p50Ms} / ${s.kindFilter.p99Ms}`,
+      ]),
+    ),
+    '',
+  ];
+}
+
+export async function recordResults(report: Record<string, unknown>, benchDir: string): Promise<{ json: string; markdown: string }> {
+  const r = report as unknown as Report;
+  const dir = path.join(benchDir, 'results');
+  await mkdir(dir, { recursive: true });
+  const json = path.join(dir, `${r.date.replace(/[:.]/g, '-')}.json`);
+  await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
+  const m = r.machine;
+  const section = [
+    `## ${r.date}${r.quick ? ' (quick)' : ''}`,
+    '',
+    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores. Raw: \`${path.relative(benchDir, json)}\`.`,
+    '',
+    ...(r.load ? loadTable(r.load) : []),
+    ...(r.http ? httpTable(r.http) : []),
+    ...(r.scale ? scaleTable(r.scale) : []),
+  ].join('\n');
+  const markdown = path.join(benchDir, 'RESULTS.md');
+  const previous = (await readFile(markdown, 'utf8').catch(() => HEADER)).slice(HEADER.length);
+  await writeFile(markdown, `${HEADER}\n${section}\n${previous.replace(/^\n+/, '')}`);
+  return { json, markdown };
+}

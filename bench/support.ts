@@ -1,0 +1,111 @@
+/**
+ * What the benchmarks share: the machine and cluster they ran on, a gateway in a child process
+ * (so the load generator never shares its event loop), autocannon runs reduced to the figures
+ * we report, and the ceiling a gateway can reach on shared cores.
+ */
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { PROJECT_ROOT } from '../src/config.ts';
+
+export type Log = (line: string) => void;
+
+export interface Machine {
+  cores: number;
+  cpu: string;
+  node: string;
+  elasticsearch: string;
+  esHeapMb: number;
+}
+
+/** The machine and the Elasticsearch node the figures were taken on. */
+export async function describeMachine(esUrl: string): Promise<Machine> {
+  const nodes = (await (await fetch(`${esUrl}/_nodes/jvm`)).json()) as { nodes: Record<string, { version: string; jvm: { mem: { heap_max_in_bytes: number } } }> };
+  const node = Object.values(nodes.nodes)[0]!;
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    elasticsearch: node.version,
+    esHeapMb: Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20),
+  };
+}
+
+export interface Gateway {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts `src/server.ts` in its own process and resolves once it listens. */
+export async function spawnGateway(env: Record<string, string>): Promise<Gateway> {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'server.ts')], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /listening on (http:\/\/\S+?)\/v1/.exec(line);
+      if (match) resolve(match[1]!);
+    });
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface LoadFigures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface Target {
+  url: string;
+  /** Requests each connection cycles through (rotating queries); one when the target is fixed. */
+  requests: { path: string; method?: 'GET' | 'POST'; body?: string }[];
+}
+
+/** Drives a target with autocannon for `seconds` and keeps the figures we report. */
+export async function drive(target: Target, seconds: number, connections = 10): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    requests: target.requests.map((r) => ({ path: r.path, method: r.method ?? 'GET', ...(r.body === undefined ? {} : { body: r.body }) })),
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/**
+ * The best a gateway can do on cores it shares with Elasticsearch: its own per-request cost
+ * (its floor, `/v1/health`) and Elasticsearch's (the same request sent directly) add up, so
+ * its rate is at most `1 / (1/direct + 1/health)`.
+ */
+export function ceiling(direct: number, health: number): number {
+  return 1 / (1 / direct + 1 / health);
+}
+
+export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
