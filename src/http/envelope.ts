@@ -21,6 +21,21 @@ export function toEnvelope<T>(data: T, meta: Meta, nextCursor?: string): Envelop
   return nextCursor === undefined ? { data, meta } : { data, meta, nextCursor };
 }
 
+/**
+ * The same envelope around rows that are already JSON bytes (passed through from the index):
+ * `{"data":[<row>,…],"meta":…,"nextCursor"?:…}`, byte for byte what `toEnvelope` would serialize
+ * for the parsed rows, up to the rows' own formatting.
+ */
+export function toRawEnvelope(rows: readonly Buffer[], meta: Meta, nextCursor?: string): Buffer {
+  const parts: Buffer[] = [Buffer.from('{"data":[')];
+  rows.forEach((row, i) => parts.push(...(i === 0 ? [row] : [COMMA, row])));
+  const tail = `],"meta":${JSON.stringify(meta)}${nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`}}`;
+  parts.push(Buffer.from(tail));
+  return Buffer.concat(parts);
+}
+
+const COMMA = Buffer.from(',');
+
 export function toErrorBody(error: ApiError, meta: Meta) {
   const { code, message, details } = error;
   return { error: details === undefined ? { code, message } : { code, message, details }, meta };

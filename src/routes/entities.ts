@@ -52,10 +52,13 @@ async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, en
   return { reader, id: String(row.id), row };
 }
 
+/** Entity sources answer the nested source object; facts and relations their rows, passed through. */
+const sourceOf = (s: Rowed) => (s.row.source ?? s.row) as Row;
+
 const SUBROUTES = {
-  facts: { index: 'facts', body: toEntityFactsBody, toRecord: rowOf },
-  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: rowOf },
-  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: (s: Rowed) => (s.row.source ?? s.row) as Row },
+  facts: { index: 'facts', body: toEntityFactsBody, toRecord: undefined },
+  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: undefined },
+  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: sourceOf },
 } as const;
 
 /** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
@@ -102,9 +105,9 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       return { rows: hits.slice(0, HISTORY_LIMIT).map((h) => toRecord(h._source!)), more: hits.length > HISTORY_LIMIT };
     };
     const [facts, relations, sources] = await Promise.all([
-      section('facts', toEntityFactsBody(id, HISTORY_LIMIT), SUBROUTES.facts.toRecord),
-      section('relations', toEntityRelationsBody(id, HISTORY_LIMIT), SUBROUTES.relations.toRecord),
-      section('entity_sources', toEntitySourcesBody(id, HISTORY_LIMIT), SUBROUTES.sources.toRecord),
+      section('facts', toEntityFactsBody(id, HISTORY_LIMIT), rowOf),
+      section('relations', toEntityRelationsBody(id, HISTORY_LIMIT), rowOf),
+      section('entity_sources', toEntitySourcesBody(id, HISTORY_LIMIT), sourceOf),
     ]);
     ctx.body = toEnvelope(
       {

@@ -7,17 +7,20 @@
  * cached for a second; an alias swap is seen within that time. Failures become `ApiError`s
  * (see errors.ts) and are timed per index on the metrics.
  */
-import type { Client, estypes } from '@elastic/elasticsearch';
+import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
 import { documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, indexName } from '../indices/generation.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
+import { type RawHit, rawHits } from './raw-hits.ts';
 
 export interface Reader {
   readonly generation: GenerationDoc;
   search<T>(index: IndexName, body: SearchBody): Promise<estypes.SearchResponse<T>>;
+  /** The hits' rows and sort values as the bytes Elasticsearch sent (list pages pass rows through). */
+  searchRows(index: IndexName, body: SearchBody): Promise<RawHit[]>;
   /** Documents by id, in the order asked; missing ids are left out. */
   getMany<T>(index: IndexName, ids: string[]): Promise<T[]>;
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
@@ -34,9 +37,28 @@ export interface SearchService {
   health(): Promise<string>;
 }
 
-/** The request path of a search on a concrete index (the benchmark sends the same request directly). */
+/** What a list page reads of each hit: its row and sort values, nothing else. */
+const ROWS_FILTER = 'hits.hits._source.row,hits.hits.sort';
+
+/** The request path of a list search on a concrete index (the benchmark sends the same request directly). */
 export function searchPath(index: string): string {
-  return `/${index}/_search`;
+  return `/${index}/_search?filter_path=${ROWS_FILTER}`;
+}
+
+/** An error body as the client would have parsed it (JSON, else its text). */
+function parseError(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return bytes.toString('utf8');
+  }
+}
+
+/** The body of a streamed response, whole. */
+async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 export interface SearchServiceOptions {
@@ -97,17 +119,26 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   function readerOf(generation: GenerationDoc, live: boolean): Reader {
     const name = (index: IndexName) => indexName(prefix, index, generation.generation);
+    /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
+    async function searchOn<T>(index: IndexName, call: () => Promise<T>): Promise<T> {
+      try {
+        return await timed(index, call);
+      } catch (error) {
+        if (!live && error instanceof ApiError && error.code === 'unavailable') throw goneCursor();
+        throw error;
+      }
+    }
     return {
       generation,
-      search: async (index, body) => {
-        try {
-          return await timed(index, () => client.search({ ...body, index: name(index) }));
-        } catch (error) {
-          // A kept generation dropped by a load between the lookup and the search.
-          if (!live && error instanceof ApiError && error.code === 'unavailable') throw goneCursor();
-          throw error;
-        }
-      },
+      search: (index, body) => searchOn(index, () => client.search({ ...body, index: name(index) })),
+      searchRows: (index, body) =>
+        searchOn(index, async () => {
+          // Streamed: the client would otherwise decode and parse the whole page.
+          const response = await client.search({ ...body, index: name(index), filter_path: ROWS_FILTER }, { asStream: true, meta: true });
+          const bytes = await collect(response.body as unknown as AsyncIterable<Buffer>);
+          if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
+          return rawHits(bytes);
+        }),
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));

@@ -1,0 +1,75 @@
+/**
+ * Rows passed through as bytes: what `rawHits` cuts out of a search response must be exactly
+ * what a JSON parser reads there, for rows full of the characters that trip scanners (quotes,
+ * backslashes, braces inside strings, every script), and the envelope around them must parse
+ * to what `toEnvelope` would have sent.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMeta, toEnvelope, toRawEnvelope } from '../../src/http/envelope.ts';
+import { RawHitsError, rawHits } from '../../src/search/raw-hits.ts';
+
+const TRICKY = [
+  'plain',
+  'a "quoted" word',
+  'back\\slash at the end\\',
+  '\\"',
+  '{not an object} [nor an array]',
+  'Nova 🚀 北京 Vesna Korr',
+  '\u2028\u2029\u0000\u001f',
+  '',
+  '"',
+  '\\\\"}',
+];
+
+function response(rows: unknown[], pretty = false): { buf: Buffer; rows: unknown[]; sorts: unknown[][] } {
+  const sorts = rows.map((_, i) => [`2026-06-30T04:41:4${i % 10}.777Z`, `event:"x"\\${i}`]);
+  const hits = rows.map((row, i) => ({ _source: { row }, sort: sorts[i] }));
+  return { buf: Buffer.from(JSON.stringify({ hits: { hits } }, null, pretty ? 2 : undefined)), rows, sorts };
+}
+
+describe('rawHits', () => {
+  it('cuts out each row and sort exactly where a parser reads them', () => {
+    const rows = TRICKY.map((text, i) => ({ id: `r${i}`, text, nested: { list: [text, { deeper: [1, -2.5e-3, true, null] }] }, n: i }));
+    for (const pretty of [false, true]) {
+      const { buf, sorts } = response(rows, pretty);
+      const hits = rawHits(buf);
+      expect(hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(rows);
+      expect(hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
+    }
+  });
+
+  it('takes rows that are not objects, and any key order', () => {
+    const buf = Buffer.from('{"hits":{"hits":[{"sort":[1],"_source":{"x":1,"row":"text"}},{"_source":{"row":[1,{"a":"]"}]}},{"_source":{"row":-1.5e10}}]}}');
+    const hits = rawHits(buf);
+    expect(hits.map((h) => h.row.toString())).toEqual(['"text"', '[1,{"a":"]"}]', '-1.5e10']);
+    expect(hits.map((h) => h.sort?.toString())).toEqual(['[1]', undefined, undefined]);
+  });
+
+  it('reads an empty page (filter_path leaves {} when nothing matched)', () => {
+    expect(rawHits(Buffer.from('{}'))).toEqual([]);
+    expect(rawHits(Buffer.from('{"hits":{"hits":[]}}'))).toEqual([]);
+  });
+
+  it.each([
+    ['a truncated response', '{"hits":{"hits":[{"_source":{"row":{"a":"b'],
+    ['a hit without a row', '{"hits":{"hits":[{"_source":{}}]}}'],
+    ['not an object', '[1,2]'],
+    ['a missing comma', '{"hits":{"hits":[{"_source":{"row":1} "sort":[1]}]}}'],
+  ])('refuses %s', (_name, text) => {
+    expect(() => rawHits(Buffer.from(text))).toThrow(RawHitsError);
+  });
+});
+
+describe('raw envelope', () => {
+  const meta = createMeta('blackrelay-api');
+
+  it('parses to the envelope toEnvelope builds, nextCursor last and only when given', () => {
+    const rows = TRICKY.map((text, i) => ({ id: i, text }));
+    const raw = rows.map((r) => Buffer.from(JSON.stringify(r)));
+    for (const cursor of [undefined, 'abc.def']) {
+      const bytes = toRawEnvelope(raw, meta, cursor);
+      expect(bytes.toString('utf8')).toBe(JSON.stringify(toEnvelope(rows, meta, cursor)));
+    }
+    expect(toRawEnvelope([], meta).toString()).toBe(JSON.stringify(toEnvelope([], meta)));
+  });
+});
