@@ -7,6 +7,9 @@
  *    build Maven Central carries), unpacked into the git-ignored cache, configured for a single
  *    node on loopback and started detached, so later runs reuse it.
  *
+ * The node keeps its port across restarts (recorded in `state.json` beside it, and in its
+ * `elasticsearch.yml`): a gateway that is already running finds it again when it comes back.
+ *
  * The distribution stays read-only and shared; each node gets its own `ES_PATH_CONF`, data and
  * logs. That split is what lets the test setup bind-mount the very same distribution into a
  * container. Elasticsearch refuses to run as root, so as root the node runs as an unprivileged
@@ -30,6 +33,9 @@ const MIN_JAVA = 17;
 /** The unprivileged user a root session starts Elasticsearch as. */
 const ES_USER = 'registry-es';
 const READY_TIMEOUT_MS = 180_000;
+/** How long `stop` waits for the node to exit, and a start for its old port to be released. */
+const STOP_TIMEOUT_MS = 60_000;
+const PORT_WAIT_MS = 15_000;
 
 export type Log = (line: string) => void;
 
@@ -57,7 +63,7 @@ export async function provideElasticsearch(config: Pick<Config, 'esUrl' | 'cache
   }
   const javaHome = findJava();
   const home = await installDistribution(config.cacheDir, log);
-  const port = await freePort();
+  const port = await choosePort(state?.url, log);
   const url = `http://127.0.0.1:${port}`;
   await prepareNode(node, home, { port, heap: config.esHeap });
   log(`Elasticsearch ${ES_VERSION}: starting on ${url} (java ${javaHome}, logs ${node.logs})`);
@@ -77,24 +83,60 @@ export async function provideElasticsearch(config: Pick<Config, 'esUrl' | 'cache
       const tail = (await readFile(node.stdout, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
       throw new ProvisionError(`Elasticsearch did not become ready (${exited !== null ? `exit ${exited}` : 'timeout'}); last output:\n${tail}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
   log(`Elasticsearch ${ES_VERSION}: ready on ${url}`);
   return { url, origin: 'started' };
 }
 
-/** Stops the node `provideElasticsearch` started (no-op when none runs). */
+/**
+ * Stops the node `provideElasticsearch` started (no-op when none runs) and waits for it to
+ * exit, so that a start right after it gets the same port. `state.json` is kept: it records
+ * that port for the next start.
+ */
 export async function stopElasticsearch(config: Pick<Config, 'cacheDir'>, log: Log = () => {}): Promise<void> {
   const node = nodePaths(config.cacheDir);
   const pid = Number((await readFile(node.pid, 'utf8').catch(() => '')).trim());
-  if (!pid) return log('Elasticsearch: none running');
-  try {
-    process.kill(pid, 'SIGTERM');
-    log(`Elasticsearch: stopped (pid ${pid})`);
-  } catch {
-    log('Elasticsearch: not running');
+  if (!pid || !alive(pid)) return log('Elasticsearch: not running');
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (alive(pid)) {
+    if (Date.now() > deadline) return log(`Elasticsearch: pid ${pid} did not exit within ${STOP_TIMEOUT_MS / 1000} s`);
+    await sleep(250);
   }
-  await rm(node.state, { force: true });
+  log(`Elasticsearch: stopped (pid ${pid})`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else (we are not root).
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The port the node had before (from the recorded URL), so that gateways still pointed at it
+ * find it again; a new free port only on the first start, or when another process took it.
+ */
+async function choosePort(previousUrl: string | undefined, log: Log): Promise<number> {
+  const kept = previousUrl ? Number(new URL(previousUrl).port) : 0;
+  if (!kept) return freePort();
+  // A node that is still shutting down releases it within seconds.
+  const deadline = Date.now() + PORT_WAIT_MS;
+  while (!(await portFree(kept))) {
+    if (Date.now() > deadline) {
+      const port = await freePort();
+      log(`Elasticsearch: port ${kept} is taken by another process; using ${port} (restart gateways that used ${previousUrl})`);
+      return port;
+    }
+    await sleep(500);
+  }
+  return kept;
 }
 
 /**
@@ -266,6 +308,15 @@ export async function freePort(): Promise<number> {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether `port` can be bound on loopback right now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

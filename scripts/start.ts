@@ -4,7 +4,8 @@
  * 2. A bundle: BUNDLE_DIR, else the generated sample (deterministic, so it is the same bundle
  *    every time and is loaded once).
  * 3. Load it unless it is already the live generation.
- * 4. Start the gateway on HOST:PORT and print its address.
+ * 4. Start the gateway on HOST:PORT and print its address. Ctrl-C stops the gateway (see
+ *    `serve`); a provisioned Elasticsearch keeps running, and the last line says how to stop it.
  *
  * `--load-only` stops after step 3 and `--no-load` skips steps 2-3: docker-compose runs the
  * two halves as its loader and gateway services.
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
-import { startServer } from '../src/server.ts';
+import { serve } from '../src/server.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import { createProgress } from '../loader/progress.ts';
 import { formatSummary } from '../loader/summary.ts';
@@ -25,12 +26,16 @@ export const SAMPLE_SCALE = 3;
 const flags = new Set(process.argv.slice(2));
 const config = loadConfig();
 const write = (line: string) => console.error(line);
-const { url } = await provideElasticsearch(config, write);
+const { url, origin } = await provideElasticsearch(config, write);
 if (!flags.has('--no-load')) await loadServedBundle();
 if (!flags.has('--load-only')) {
-  const running = await startServer(config, url);
-  console.log(`registry gateway listening on ${running.url}/v1 (Elasticsearch ${url})`);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
+  await serve(config, url, {
+    note: `(Elasticsearch ${url})`,
+    // The node is detached on purpose (the next start reuses it): say so rather than leave it unnoticed.
+    onStopped: () => {
+      if (origin !== 'ES_URL') write(`Elasticsearch keeps running on ${url}; stop it with \`npm run elasticsearch -- stop\`.`);
+    },
+  });
 }
 
 async function loadServedBundle(): Promise<void> {

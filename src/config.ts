@@ -37,6 +37,11 @@ export interface Config {
   cacheDir: string;
   host: string;
   port: number;
+  /**
+   * On SIGTERM/SIGINT, how long requests in flight may take to finish; connections still
+   * open then (a slow download, a client that never finishes its request) are closed.
+   */
+  shutdownTimeoutMs: number;
   /** `meta.registry` of every response. */
   registryName: string;
   defaultEnvironment: string;
@@ -121,6 +126,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     cacheDir,
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65535)!,
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000)!,
     registryName: str(env, 'REGISTRY_NAME', 'blackrelay-api'),
     defaultEnvironment: str(env, 'DEFAULT_ENVIRONMENT', 'stillness'),
     currentCycle: int(env, 'CURRENT_CYCLE', undefined, 1, 1_000_000),

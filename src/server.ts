@@ -1,49 +1,156 @@
 /**
  * Starts the gateway: reads the config once, connects to Elasticsearch (ES_URL, or the one
- * `npm start` provided) and listens. `startServer` is also what tests and benchmarks use.
+ * `npm start` provided) and listens. `startServer` is also what tests and benchmarks use;
+ * `serve` is the process around it (`node src/server.ts`, `npm start`): one clear line when the
+ * port is taken, and a bounded graceful stop on SIGTERM/SIGINT.
  */
-import type { Server } from 'node:http';
-import { pino } from 'pino';
+import { type Server, createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import { type Config, loadConfig } from './config.ts';
 import { createApp } from './http/app.ts';
 import { createMeta } from './http/envelope.ts';
 import { createMetrics } from './http/metrics.ts';
+import { clientErrorHandler } from './http/middleware/client-error.ts';
 import { countGauges, createCountSource } from './routes/counts.ts';
 import { createClient } from './search/client.ts';
-import { describeEsError } from './search/errors.ts';
+import { createOutageLog } from './search/outage-log.ts';
 import { createSearchService } from './search/search-service.ts';
 
 export interface RunningServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  logger: Logger;
+  /**
+   * Stops accepting connections and closes idle ones at once; requests in flight finish, each
+   * connection closing when its response is done. Whatever is still open after `timeoutMs`
+   * (default `SHUTDOWN_TIMEOUT_MS`) is closed. Resolves with the number of connections that
+   * had to be cut.
+   */
+  close(timeoutMs?: number): Promise<{ cut: number }>;
 }
 
-export async function startServer(config: Readonly<Config>, esUrl: string): Promise<RunningServer> {
-  const logger = pino({ level: config.logLevel });
+export interface ServerOptions {
+  /** Where log lines go (default stdout); tests capture them here. */
+  logDestination?: DestinationStream;
+}
+
+/** The gateway could not listen (port taken, no permission): the message says it all. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
   const client = createClient(esUrl, config.esRequestTimeoutMs, 0);
+  const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({
     client,
     prefix: config.indexPrefix,
-    observe: (index, seconds, ok) => observeEs(index, seconds, ok),
-    onError: (error, index) => logger.warn({ es: describeEsError(error), index }, 'elasticsearch request failed'),
+    observe: (index, seconds, ok) => {
+      observeEs(index, seconds, ok);
+      if (ok) outages.succeeded();
+    },
+    onError: (error, index) => outages.failed(error, index),
   });
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
   observeEs = metrics.observeEs;
-  const app = createApp({ config, search, meta: createMeta(config.registryName), metrics, logger });
-  const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const meta = createMeta(config.registryName);
+  const app = createApp({ config, search, meta, metrics, logger });
+  const server = createServer(app.callback());
+  server.on('clientError', clientErrorHandler(meta, logger));
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  let closing = false;
+  server.on('request', (_request, response) =>
+    response.once('finish', () => {
+      // A keep-alive connection whose response ends during shutdown would otherwise idle for
+      // keepAliveTimeout before the server lets go of it.
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    }),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.port, config.host));
+  } catch (error) {
+    await client.close();
+    throw listenError(error as NodeJS.ErrnoException, config);
+  }
+
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     server,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
-    async close() {
+    logger,
+    async close(timeoutMs = config.shutdownTimeoutMs) {
+      closing = true;
+      let cut = 0;
+      const deadline = setTimeout(() => {
+        cut = open.size;
+        logger.warn({ connections: cut, timeoutMs }, 'shutdown deadline reached: closing the connections still open');
+        server.closeAllConnections();
+      }, timeoutMs);
+      // close() also closes the idle keep-alive connections (Node >= 19).
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await client.close();
+      clearTimeout(deadline);
+      // The client would wait for the ES requests of the connections just cut; the process is
+      // about to exit and drops them anyway.
+      if (cut === 0) await client.close();
+      return { cut };
     },
   };
+}
+
+/** Listen failures a user can act on → one sentence naming the variable to change. */
+function listenError(error: NodeJS.ErrnoException, config: Readonly<Config>): Error {
+  const { host, port } = config;
+  if (error.code === 'EADDRINUSE') return new ListenError(`Port ${port} on ${host} is already in use (another gateway?): stop it or set PORT.`);
+  if (error.code === 'EACCES') return new ListenError(`No permission to listen on port ${port} of ${host}: set PORT above 1023.`);
+  if (error.code === 'EADDRNOTAVAIL') return new ListenError(`${host} is not an address of this machine: check HOST.`);
+  return error;
+}
+
+export interface ServeOptions {
+  /** Appended to the "listening" line. */
+  note?: string;
+  /** Runs after the gateway stopped, before the process exits. */
+  onStopped?: () => void;
+}
+
+/**
+ * Runs the gateway as the process: prints where it listens; a `ListenError` is one line on
+ * stderr and exit code 1; SIGTERM/SIGINT stop it within `SHUTDOWN_TIMEOUT_MS` and exit 0 (a
+ * second signal exits at once).
+ */
+export async function serve(config: Readonly<Config>, esUrl: string, options: ServeOptions = {}): Promise<void> {
+  let running: RunningServer;
+  try {
+    running = await startServer(config, esUrl);
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      options.onStopped?.();
+      process.exit(1);
+    }
+    stopping = true;
+    running.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: no new connections, finishing requests in flight');
+    await running.close();
+    running.logger.info('stopped');
+    options.onStopped?.();
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, (received) => void stop(received));
+  // Only now: whoever waits for this line may signal at once.
+  console.log(`registry gateway listening on ${running.url}/v1${options.note ? ` ${options.note}` : ''}`);
 }
 
 if (import.meta.main) {
@@ -52,7 +159,5 @@ if (import.meta.main) {
     console.error('ES_URL is not set: run `npm start` (it provides Elasticsearch) or set ES_URL.');
     process.exit(2);
   }
-  const running = await startServer(config, config.esUrl);
-  console.log(`registry gateway listening on ${running.url}/v1`);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void running.close().then(() => process.exit(0)));
+  await serve(config, config.esUrl);
 }

@@ -1,9 +1,10 @@
 /**
  * The Koa application: middleware in order, then every route family.
  *
- *   observe → CORS → errors → request line → caching → compression → routes → 404
+ *   request log → observe → CORS → errors → request line → caching → compression → routes → 404
  *
- * CORS and timing sit outside the error handler so error responses carry them too.
+ * The request log, CORS and timing sit outside the error handler so error responses carry
+ * them too.
  */
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -22,6 +23,7 @@ import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { observeRequests } from './middleware/observe.ts';
+import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 
 /** Route families, each in its own module under src/routes. */
@@ -35,6 +37,7 @@ export function createApp(deps: RouteDeps): Koa<AppState> {
   const router = new Router<AppState>();
   for (const family of ROUTE_FAMILIES) family(router, deps);
 
+  app.use(requestLog(deps.logger));
   app.use(observeRequests(deps.metrics));
   app.use(cors());
   app.use(errorHandler(deps.meta, deps.logger));

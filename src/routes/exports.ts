@@ -10,6 +10,9 @@
  *   (the reference sent gzip whatever the client said).
  * - Strong `ETag` from the manifest's sha256, `Last-Modified` = the bundle's `generatedAt`,
  *   304 on `If-None-Match`/`If-Modified-Since`, single byte ranges (206/416), HEAD.
+ * - While Elasticsearch cannot be reached, the files of the last live generation this gateway
+ *   read keep being served: they are on local disk and never change. (Only the live lookup
+ *   needs ES; the JSON routes answer 503 meanwhile.)
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -21,6 +24,7 @@ import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
 import { takeParams } from '../query/params.ts';
+import type { SearchService } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 
 /**
@@ -85,10 +89,23 @@ async function sizeOf(file: string): Promise<number> {
   }
 }
 
+/** The live generation; the last one seen when ES fails (never when ES says none is loaded). */
+async function servedGeneration(search: SearchService): Promise<GenerationDoc> {
+  try {
+    return (await search.reader()).generation;
+  } catch (error) {
+    const last = search.lastLive();
+    if (last === undefined) throw error;
+    return last;
+  }
+}
+
 export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
   router.get('/v1/exports/:file', async (ctx) => {
     takeParams(ctx.query, []);
-    const generation = (await deps.search.reader()).generation;
+    const generation = await servedGeneration(deps.search);
+    // For the request log (this route sets its own caching, so the cache middleware ignores it).
+    ctx.state.generation = generation.generation;
     const found = await resolve(ctx, generation, ctx.params.file!);
     ctx.compress = false;
     ctx.set('Cache-Control', CACHE_CONTROL);

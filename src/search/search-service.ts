@@ -33,6 +33,11 @@ export interface SearchService {
   reader(generation?: string): Promise<Reader>;
   /** The live generation, or undefined when nothing is loaded (ES reachable). */
   live(): Promise<GenerationDoc | undefined>;
+  /**
+   * The live generation as last read from ES (undefined before that, or when ES said nothing
+   * is loaded). Exports fall back to it while ES cannot be reached: their files are local.
+   */
+  lastLive(): GenerationDoc | undefined;
   /** Cluster health status; throws `unavailable` when ES does not answer. */
   health(): Promise<string>;
 }
@@ -74,6 +79,7 @@ export interface SearchServiceOptions {
 export function createSearchService(options: SearchServiceOptions): SearchService {
   const { client, prefix, observe, onError, liveCacheMs = 1000 } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
+  let lastLive: GenerationDoc | undefined;
 
   async function timed<T>(index: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
@@ -92,7 +98,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     const response = await timed(META_INDEX, () =>
       client.search<GenerationDoc>({ index: aliasName(prefix, META_INDEX), size: 1 }, { ignore: [404] }),
     );
-    return response.hits?.hits[0]?._source;
+    lastLive = response.hits?.hits[0]?._source;
+    return lastLive;
   }
 
   function live(): Promise<GenerationDoc | undefined> {
@@ -158,6 +165,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   return {
     live,
+    lastLive: () => lastLive,
     async reader(generation) {
       const current = await live();
       if (!current) throw ApiError.unavailable('No registry bundle is loaded yet.');

@@ -11,7 +11,7 @@ import { inject } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
-import { startServer } from '../../src/server.ts';
+import { type ServerOptions, startServer } from '../../src/server.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, uniquePrefix } from './elasticsearch.ts';
 
@@ -31,6 +31,10 @@ export interface TestGatewayOptions {
   scale?: number;
   seed?: number;
   env?: Record<string, string>;
+  /** Elasticsearch as the gateway reaches it (a proxy in front of the run's cluster); the load uses the cluster itself. */
+  gatewayEsUrl?: string;
+  /** Where the gateway's log lines go (silent unless `env` sets LOG_LEVEL). */
+  logDestination?: ServerOptions['logDestination'];
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
@@ -42,7 +46,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, ...options.env });
   const client = createClient(esUrl, 120_000);
   const load = await loadBundle(bundleDir, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle });
-  const running = await startServer(config, esUrl);
+  const running = await startServer(config, options.gatewayEsUrl ?? esUrl, { logDestination: options.logDestination });
   return {
     url: running.url,
     bundleDir,

@@ -1,6 +1,11 @@
 /** Times every request into the duration histogram, labelled by the matched route pattern, never the raw URL. */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Metrics } from '../metrics.ts';
+
+/** The route pattern @koa/router matched (`/v1/entities/:idOrSlug`), or `unmatched`. */
+export function routePattern(ctx: Context): string {
+  return String((ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched');
+}
 
 export function observeRequests(metrics: Metrics): Middleware {
   return async (ctx, next) => {
@@ -8,8 +13,7 @@ export function observeRequests(metrics: Metrics): Middleware {
     try {
       await next();
     } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      metrics.observeRequest(String(route), ctx.method, ctx.status, (performance.now() - started) / 1000);
+      metrics.observeRequest(routePattern(ctx), ctx.method, ctx.status, (performance.now() - started) / 1000);
     }
   };
 }

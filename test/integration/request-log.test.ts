@@ -1,0 +1,70 @@
+/**
+ * The request log: one `info` line per request with method, route pattern (never the raw URL
+ * with its ids or search text), status, milliseconds and the generation that answered; off at
+ * `LOG_LEVEL=warn`. Lines are captured from the gateway's pino destination.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAllRows } from '../../generator/read-bundle.ts';
+import { startServer } from '../../src/server.ts';
+import { type LogCapture, captureLog } from '../support/log-capture.ts';
+import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+let log: LogCapture;
+
+beforeAll(async () => {
+  log = captureLog();
+  gw = await startTestGateway({ name: 'request-log', scale: 1, seed: 41, env: { LOG_LEVEL: 'info' }, logDestination: log.destination });
+}, 300_000);
+
+afterAll(() => gw?.close());
+
+/** Waits until `count` request lines are logged: a line is written when its response closes. */
+async function requestLines(count: number): Promise<Record<string, any>[]> {
+  for (let attempt = 0; attempt < 100 && log.find('request').length < count; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  return log.find('request');
+}
+
+describe('request log', () => {
+  it('writes one line per request with the route pattern, status, time and generation', async () => {
+    const entity = (await readAllRows(gw.bundleDir, 'entities.jsonl')).find((row) => row.environment === 'stillness')!;
+    const q = 'needle-in-the-url';
+    const requests: [url: string, init: RequestInit, expected: Record<string, unknown>][] = [
+      [`/v1/entities/${encodeURIComponent(entity.id)}`, {}, { method: 'GET', route: '/v1/entities/:idOrSlug', status: 200, generation: gw.load.generation }],
+      [`/v1/search?q=${q}`, {}, { method: 'GET', route: '/v1/search', status: 200, generation: gw.load.generation }],
+      ['/v1/exports/manifest.json', { method: 'HEAD' }, { method: 'HEAD', route: '/v1/exports/:file', status: 200, generation: gw.load.generation }],
+      ['/v1/entities?limit=0', {}, { method: 'GET', route: '/v1/entities', status: 400 }],
+      [`/v1/no/such/${q}`, {}, { method: 'GET', route: 'unmatched', status: 404 }],
+      ['/v1/health', { method: 'POST' }, { method: 'POST', route: 'unmatched', status: 405 }],
+      ['/v1/health', { method: 'OPTIONS' }, { method: 'OPTIONS', route: 'unmatched', status: 204 }],
+    ];
+    const before = log.find('request').length;
+    for (const [url, init] of requests) await (await fetch(`${gw.url}${url}`, init)).arrayBuffer();
+
+    const lines = (await requestLines(before + requests.length)).slice(before);
+    expect(lines).toHaveLength(requests.length);
+    for (const [index, [url, , expected]] of requests.entries()) {
+      const line = lines[index]!;
+      expect(line, url).toMatchObject({ level: 30, ...expected });
+      if (!('generation' in expected)) expect(line.generation, url).toBeUndefined();
+      expect(typeof line.ms).toBe('number');
+      expect(line.ms).toBeGreaterThanOrEqual(0);
+      // Never the raw URL: no ids, no search text.
+      const text = JSON.stringify(line);
+      expect(text).not.toContain(entity.id);
+      expect(text).not.toContain(q);
+    }
+  });
+
+  it('is off at LOG_LEVEL=warn', async () => {
+    const quiet = captureLog();
+    const running = await startServer({ ...gw.config, logLevel: 'warn' }, gw.config.esUrl!, { logDestination: quiet.destination });
+    try {
+      // Lines are written as responses close: by the end of the last request the earlier ones are done.
+      for (const url of ['/v1/health', '/v1/entities', '/v1/nope', '/v1/health']) await (await fetch(`${running.url}${url}`)).arrayBuffer();
+      expect(quiet.lines()).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * The gateway as a process (`node src/server.ts`, `node scripts/start.ts`): SIGTERM lets the
+ * request in flight finish and exits; with a short SHUTDOWN_TIMEOUT_MS, a request stuck on
+ * Elasticsearch and a client that never finishes its request do not keep it alive; a port in
+ * use is one clear line and a non-zero exit. Elasticsearch is the run's cluster behind a TCP
+ * forwarder that can hold its answers back, which keeps a request in flight as long as needed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { type Server, type Socket, connect, createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config.ts';
+import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
+
+let gw: TestGateway;
+let proxy: TcpProxy;
+
+beforeAll(async () => {
+  proxy = await startTcpProxy(inject('esUrl'));
+  // Loads a bundle under a prefix of its own; the processes below serve that prefix.
+  gw = await startTestGateway({ name: 'shutdown', scale: 1, seed: 61 });
+}, 300_000);
+
+afterAll(async () => {
+  await gw?.close();
+  await proxy?.close();
+});
+
+interface GatewayProcess {
+  child: ChildProcess;
+  /** Its address once it listens; rejects if it exits first. */
+  listening: Promise<string>;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs a gateway entry point on the test's bundle, Elasticsearch through the forwarder. */
+function spawnGateway(script: string, env: Record<string, string>, args: string[] = []): GatewayProcess {
+  const { ES_URL: _unused, ...inherited } = process.env;
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
+    env: { ...inherited, ES_URL: proxy.url, INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)\/v1/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code} before listening:\n${stderr}`)));
+  });
+  listening.catch(() => {});
+  return { child, listening, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** A raw connection; `closed` resolves when the server ends it. */
+async function openSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { port, hostname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {});
+  const closed = once(socket, 'close').then(() => undefined);
+  await once(socket, 'connect');
+  return { socket, received: () => received, closed };
+}
+
+/** Whether a new connection to `url` is refused (the server stopped listening). */
+async function refused(url: string): Promise<boolean> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('SIGTERM', () => {
+  it('stops accepting, closes idle connections, finishes the request in flight, then exits 0', async () => {
+    const gateway = spawnGateway('src/server.ts', { SHUTDOWN_TIMEOUT_MS: '60000' });
+    try {
+      const url = await gateway.listening;
+      // An idle keep-alive connection: one request answered, nothing after it.
+      const idle = await openSocket(url);
+      idle.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      while (!idle.received().includes('"status":"ok"')) await once(idle.socket, 'data');
+
+      proxy.hold();
+      const inFlight = fetch(`${url}/v1/exports/manifest.json`).then(async (res) => ({ status: res.status, text: await res.text() }));
+      await proxy.holding();
+      gateway.child.kill('SIGTERM');
+
+      await idle.closed;
+      while (!(await refused(url))) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(gateway.child.exitCode).toBeNull();
+
+      proxy.release();
+      const answered = await inFlight;
+      expect(answered.status).toBe(200);
+      expect(answered.text).toBe(await readFile(path.join(gw.bundleDir, 'manifest.json'), 'utf8'));
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.stdout()).toContain('stopping');
+    } finally {
+      proxy.release();
+      gateway.child.kill('SIGKILL');
+    }
+  });
+
+  it('with a short deadline, exits although a request hangs on Elasticsearch and a client never finishes its request', async () => {
+    // Elasticsearch would answer only after ten minutes, and the slow client's request never ends.
+    const gateway = spawnGateway('src/server.ts', { SHUTDOWN_TIMEOUT_MS: '500', ES_REQUEST_TIMEOUT_MS: '600000' });
+    try {
+      const url = await gateway.listening;
+      const slow = await openSocket(url);
+      slow.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Still-Typing: ');
+      proxy.hold();
+      const hanging = await openSocket(url);
+      hanging.socket.write('GET /v1/entities HTTP/1.1\r\nHost: x\r\n\r\n');
+      await proxy.holding();
+
+      gateway.child.kill('SIGTERM');
+      // No timed assertion: without the deadline the process would outlive the test's timeout.
+      expect(await gateway.exited).toBe(0);
+      await slow.closed;
+      await hanging.closed;
+      expect(gateway.stdout()).toContain('shutdown deadline reached');
+    } finally {
+      proxy.release();
+      gateway.child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
+
+describe('port in use', () => {
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    port = (taken.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+
+  it.each([
+    ['node src/server.ts', 'src/server.ts', []],
+    ['npm start (scripts/start.ts)', 'scripts/start.ts', ['--no-load']],
+  ])('%s prints one line naming the port and exits 1', async (_name, script, args) => {
+    const gateway = spawnGateway(script, { PORT: String(port) }, args);
+    expect(await gateway.exited).toBe(1);
+    await expect(gateway.listening).rejects.toThrow();
+    const stderr = gateway.stderr().trim();
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toContain(`Port ${port}`);
+    expect(stderr).toContain('already in use');
+    expect(stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+  });
+});
