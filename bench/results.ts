@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
 import type { ScaleBenchResult } from './scale.ts';
+import type { SoakResult } from './soak.ts';
 import type { Machine } from './support.ts';
 
 interface Report {
@@ -16,6 +17,7 @@ interface Report {
   load?: LoadBenchResult;
   http?: HttpBenchResult;
   scale?: ScaleBenchResult;
+  soak?: SoakResult;
 }
 
 const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (newest first). Ratios are against limits measured in the same run.\n';
@@ -66,6 +68,17 @@ function scaleTable(scale: ScaleBenchResult): string[] {
   ];
 }
 
+function soakTable(soak: SoakResult): string[] {
+  return [
+    `**Soak** — ${soak.minutes} min of mixed load over ${soak.paths} paths, request log on: ${soak.requests.toLocaleString('en')} requests, **${soak.errors} errors**; gateway RSS ${soak.start.rssMb} MB and ${soak.start.openFds} fds at the start; RSS slope over the second half ${soak.rssSlopeSecondHalfMbPerMinute} MB/min`,
+    '',
+    row(['minute', 'req/s', 'p99 ms', 'errors', 'RSS MB', 'open fds']),
+    row(['---:', '---:', '---:', '---:', '---:', '---:']),
+    ...soak.slices.map((s) => row([s.minute, s.requestsPerSecond, s.p99Ms, s.errors, s.rssMb, s.openFds])),
+    '',
+  ];
+}
+
 export async function recordResults(report: Record<string, unknown>, benchDir: string): Promise<{ json: string; markdown: string }> {
   const r = report as unknown as Report;
   const dir = path.join(benchDir, 'results');
@@ -81,6 +94,7 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
     ...(r.load ? loadTable(r.load) : []),
     ...(r.http ? httpTable(r.http) : []),
     ...(r.scale ? scaleTable(r.scale) : []),
+    ...(r.soak ? soakTable(r.soak) : []),
   ].join('\n');
   const markdown = path.join(benchDir, 'RESULTS.md');
   const previous = (await readFile(markdown, 'utf8').catch(() => HEADER)).slice(HEADER.length);

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- load|http|scale ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m]`: runs the benchmarks (all by default), prints their results
+ * `npm run bench [-- load|http|scale|soak ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * [--rounds R] [--events 1m,10m] [--minutes M]`: runs the benchmarks (load, http and scale by
+ * default; soak, 10 minutes of mixed load, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
  * Every figure is a ratio against a limit measured in the same run; no thresholds.
  *
@@ -14,7 +15,8 @@ import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
 import { recordResults } from './results.ts';
-import { parseSize, benchScale } from './scale.ts';
+import { benchScale, parseSize } from './scale.ts';
+import { benchSoak } from './soak.ts';
 import { describeMachine } from './support.ts';
 
 const { values, positionals } = parseArgs({
@@ -26,6 +28,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string' },
     rounds: { type: 'string' },
     events: { type: 'string' },
+    minutes: { type: 'string' },
   },
 });
 const quick = values.quick;
@@ -47,6 +50,9 @@ try {
   if (which.has('scale')) {
     const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);
     report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), log });
+  }
+  if (which.has('soak')) {
+    report.soak = await benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log });
   }
 } finally {
   await client.close();
