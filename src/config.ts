@@ -21,7 +21,10 @@ export interface CycleStart {
 }
 
 export interface Config {
-  /** Elasticsearch to use; when absent the project provisions one (scripts/elasticsearch.ts). */
+  /**
+   * Elasticsearch to use: one URL, or a comma-separated list of one cluster's nodes (validated
+   * and normalised by `parseEsUrl`); when absent the project provisions one (scripts/elasticsearch.ts).
+   */
   esUrl: string | undefined;
   /** Heap for a provisioned Elasticsearch, e.g. `1g`. */
   esHeap: string;
@@ -99,6 +102,26 @@ export function parseCycleStarts(raw: string): CycleStart[] {
   return starts.sort((a, b) => a.startsAtMs - b.startsAtMs);
 }
 
+/**
+ * Splits `ES_URL` into node URLs: one URL, or a comma-separated list of the nodes of one cluster
+ * (`http://10.0.0.1:9200,http://10.0.0.2:9200`). Each must be an absolute http(s) URL and appear
+ * once; trailing slashes are dropped. The client (src/search/client.ts) reads the list back
+ * through this function, so there is one spelling of the format.
+ */
+export function parseEsUrl(raw: string): string[] {
+  const urls = raw.split(',').map((part) => part.trim().replace(/\/+$/, ''));
+  for (const url of urls) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      // Never echo credentials a URL may carry.
+      const shown = url.replace(/\/\/[^/@]*@/, '//…@');
+      throw new ConfigError(`ES_URL must be an http(s) URL or a comma-separated list of them, got "${shown}"`);
+    }
+  }
+  const repeated = urls.find((url, i) => urls.indexOf(url) !== i);
+  if (repeated) throw new ConfigError(`ES_URL lists ${new URL(repeated).host} twice`);
+  return urls;
+}
+
 /** Reads and validates the environment. Call once, at start-up. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
@@ -115,8 +138,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
   const cacheDir = path.resolve(PROJECT_ROOT, str(env, 'CACHE_DIR', '.cache'));
   const bundleDir = optional(env, 'BUNDLE_DIR');
+  const esUrl = optional(env, 'ES_URL');
   return Object.freeze({
-    esUrl: optional(env, 'ES_URL'),
+    esUrl: esUrl === undefined ? undefined : parseEsUrl(esUrl).join(','),
     esHeap: str(env, 'ES_HEAP', '1g'),
     esRequestTimeoutMs: int(env, 'ES_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000)!,
     indexPrefix,

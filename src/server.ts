@@ -42,7 +42,7 @@ export class ListenError extends Error {
 
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
-  const client = createClient(esUrl, config.esRequestTimeoutMs, 0);
+  const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
   const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({

@@ -1,8 +1,11 @@
 /**
  * The Elasticsearch client of this project: the 8.x client (an 8.x server refuses the 9.x
- * client's compatibility header; the 8.x client also talks to 9.x servers).
+ * client's compatibility header; the 8.x client also talks to 9.x servers), pointed at one
+ * node or at the nodes of one cluster (`ES_URL` as a comma-separated list, see `parseEsUrl`).
+ * It neither sniffs nor discovers nodes: it uses exactly the nodes it is given.
  */
-import { Client, Serializer } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, Serializer } from '@elastic/elasticsearch';
+import { parseEsUrl } from '../config.ts';
 
 /**
  * Bulk bodies as one Buffer. The transport's default joins the lines into one string of
@@ -19,10 +22,34 @@ class BulkBufferSerializer extends Serializer {
 }
 
 /**
- * `maxRetries`: the loader retries (with the transport's exponential backoff) so a busy
- * cluster does not fail a long load; the gateway does not (0), so a request meets a down
- * cluster with an immediate 503 + Retry-After instead of seconds of backoff.
+ * How a client meets a node that cannot be reached (or answers 502/503/504, which the
+ * transport treats alike):
+ * - `backoff` (the loader, scripts, tests): up to 2 retries, so a busy cluster does not fail a
+ *   long load; once every listed node was tried, the transport waits with exponential backoff.
+ * - `failover` (the gateway): with one node, no retry at all, so a down cluster answers 503 +
+ *   Retry-After in milliseconds; with several nodes, exactly one retry, which goes to another
+ *   living node at once (reads are idempotent). The transport only backs off when the attempts
+ *   reach the number of nodes, so one retry over two or more nodes never sleeps. Timeouts are
+ *   never retried (`retryOnTimeout` stays off): a slow cluster answers 504 after one timeout.
  */
-export function createClient(url: string, requestTimeoutMs = 30_000, maxRetries = 2): Client {
-  return new Client({ node: url, requestTimeout: requestTimeoutMs, maxRetries, compression: false, Serializer: BulkBufferSerializer });
+export type RetryRule = 'backoff' | 'failover';
+
+/** Retries a client makes for a rule over this many nodes (see `RetryRule`). */
+export function maxRetriesFor(rule: RetryRule, nodes: number): number {
+  if (rule === 'backoff') return 2;
+  return nodes > 1 ? 1 : 0;
+}
+
+export function createClient(url: string, requestTimeoutMs = 30_000, retry: RetryRule = 'backoff'): Client {
+  const nodes = parseEsUrl(url);
+  return new Client({
+    nodes,
+    requestTimeout: requestTimeoutMs,
+    maxRetries: maxRetriesFor(retry, nodes.length),
+    compression: false,
+    Serializer: BulkBufferSerializer,
+    // The client's default pool only lowers a failed node's weight, so a retry can land on the
+    // same dead node again; this one takes it out of rotation until a ping finds it back.
+    ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
+  });
 }
