@@ -48,8 +48,9 @@ export function createClient(url: string, requestTimeoutMs = 30_000, retry: Retr
     maxRetries: maxRetriesFor(retry, nodes.length),
     compression: false,
     Serializer: BulkBufferSerializer,
-    // The client's default pool only lowers a failed node's weight, so a retry can land on the
-    // same dead node again; this one takes it out of rotation until a ping finds it back.
+    // The client's default pool keeps a failed node in rotation at a lower weight, so under
+    // concurrent requests a retry may still be sent to it; this pool takes a failed node out of
+    // rotation until a ping (HEAD /, every minute or less often) finds it back.
     ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
   });
 }
