@@ -200,7 +200,8 @@ interface NodePaths {
   state: string;
 }
 
-function esRoot(cacheDir: string): string {
+/** Where provisioned nodes live: the cache, or a temporary directory the node's user can reach. */
+export function esRoot(cacheDir: string): string {
   // Elasticsearch runs as another user when we are root, and that user must be able to reach
   // the distribution and the node: a cache inside a private home directory cannot be used.
   const preferred = path.join(cacheDir, 'elasticsearch');
@@ -229,6 +230,31 @@ export interface NodeSettings {
   /** Paths as the node sees them (they differ inside a container). */
   dataPath?: string;
   logsPath?: string;
+  /** Join a cluster of several nodes instead of running single (scripts/elasticsearch-cluster.ts). */
+  cluster?: ClusterMembership;
+}
+
+/** How a node finds the other nodes of a cluster on loopback. */
+export interface ClusterMembership {
+  clusterName: string;
+  nodeName: string;
+  transportPort: number;
+  /** Transport addresses (`127.0.0.1:<port>`) of every node, this one included. */
+  seedHosts: string[];
+  /** Names of the master-eligible nodes that bootstrap a new cluster (every node here). */
+  initialMasterNodes: string[];
+}
+
+/** The `elasticsearch.yml` lines that make a node single, or a member of a cluster. */
+function discoveryLines(cluster: ClusterMembership | undefined): string[] {
+  if (!cluster) return ['cluster.name: registry-gateway', 'node.name: registry-gateway-1', 'discovery.type: single-node'];
+  return [
+    `cluster.name: ${cluster.clusterName}`,
+    `node.name: ${cluster.nodeName}`,
+    `transport.port: ${cluster.transportPort}`,
+    `discovery.seed_hosts: ${JSON.stringify(cluster.seedHosts)}`,
+    `cluster.initial_master_nodes: ${JSON.stringify(cluster.initialMasterNodes)}`,
+  ];
 }
 
 /**
@@ -240,11 +266,9 @@ export async function writeNodeConfig(configDir: string, home: string, settings:
   await mkdir(configDir, { recursive: true });
   await cp(path.join(home, 'config'), configDir, { recursive: true });
   const yml = [
-    'cluster.name: registry-gateway',
-    'node.name: registry-gateway-1',
+    ...discoveryLines(settings.cluster),
     `network.host: ${settings.host ?? '127.0.0.1'}`,
     `http.port: ${settings.port}`,
-    'discovery.type: single-node',
     'xpack.security.enabled: false',
     'cluster.routing.allocation.disk.threshold_enabled: false',
     `path.data: ${settings.dataPath}`,
@@ -265,7 +289,7 @@ async function prepareNode(node: NodePaths, home: string, settings: NodeSettings
 }
 
 /** As root: the uid/gid of the unprivileged user, created on first use. Otherwise: nothing. */
-async function runAs(): Promise<{ uid?: number; gid?: number }> {
+export async function runAs(): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
   const id = () => spawnSync('id', ['-u', ES_USER], { encoding: 'utf8' });
   if (id().status !== 0) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER]);

@@ -1,0 +1,194 @@
+/**
+ * A throwaway Elasticsearch cluster on loopback for `npm run cluster` and its integration test:
+ * three (or more) nodes of the project's distribution, each with its own HTTP and transport
+ * port, config, data and logs, all master-eligible data nodes that find each other through
+ * `discovery.seed_hosts` and bootstrap with `cluster.initial_master_nodes`.
+ *
+ * Distribution, Java, the unprivileged user and the node config come from
+ * scripts/elasticsearch.ts. Unlike the provisioned single node, a cluster is never reused: it
+ * starts from empty data directories every time and lives only as long as its caller. Nodes are
+ * signalled only through the pid each one wrote (never by name), so other sessions' nodes are
+ * safe.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chownTree, esRoot, findJava, freePort, installDistribution, type Log, ProvisionError, runAs, writeNodeConfig } from './elasticsearch.ts';
+
+const READY_TIMEOUT_MS = 180_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+export interface ClusterNode {
+  name: string;
+  url: string;
+  transportPort: number;
+  /** The `bin/elasticsearch` launcher; the server JVM is its child and writes `pidFile`. */
+  launcher: ChildProcess;
+  pidFile: string;
+  logFile: string;
+  /** Settles with the launcher's exit code once the node is gone. */
+  exited: Promise<number | null>;
+  alive: boolean;
+}
+
+export interface LocalCluster {
+  nodes: ClusterNode[];
+  /** Every node's URL, in the `ES_URL` list form. */
+  esUrl: string;
+  /** The node the cluster elected master, as the living nodes report it. */
+  electedMaster(): Promise<ClusterNode>;
+  /** Kills one node's server JVM with SIGKILL (no shutdown of any kind) and waits until it is gone. */
+  kill(node: ClusterNode): Promise<void>;
+  /** Stops every node still running (SIGTERM, SIGKILL after 30 s); removes the files unless `keep`. */
+  stop(options?: { keep?: boolean }): Promise<void>;
+}
+
+export interface ClusterOptions {
+  cacheDir: string;
+  /** Directory name under the nodes' root; an earlier cluster of the same name is stopped and wiped. */
+  name: string;
+  heap: string;
+  size?: number;
+  /** Extra JVM options for every node (e.g. `-XX:TieredStopAtLevel=1` for a faster start). */
+  jvmOptions?: string[];
+  log?: Log;
+}
+
+export async function startCluster(options: ClusterOptions): Promise<LocalCluster> {
+  const { cacheDir, name, heap, size = 3, jvmOptions = [], log = () => {} } = options;
+  const javaHome = findJava();
+  const home = await installDistribution(cacheDir, log);
+  const root = path.join(esRoot(cacheDir), 'clusters', name);
+  await stopLeftovers(root);
+  await rm(root, { recursive: true, force: true });
+
+  const specs = [];
+  for (let i = 1; i <= size; i++) specs.push({ name: `${name}-${i}`, port: await freePort(), transportPort: await freePort(), dir: path.join(root, `node-${i}`) });
+  const membership = {
+    // A cluster name of its own: a node of another cluster that happens to reuse a port is refused.
+    clusterName: `registry-gateway-${name}`,
+    seedHosts: specs.map((spec) => `127.0.0.1:${spec.transportPort}`),
+    initialMasterNodes: specs.map((spec) => spec.name),
+  };
+  for (const spec of specs) {
+    for (const dir of ['data', 'logs', 'tmp']) await mkdir(path.join(spec.dir, dir), { recursive: true });
+    await writeNodeConfig(path.join(spec.dir, 'config'), home, {
+      port: spec.port,
+      heap,
+      dataPath: path.join(spec.dir, 'data'),
+      logsPath: path.join(spec.dir, 'logs'),
+      cluster: { ...membership, nodeName: spec.name, transportPort: spec.transportPort },
+    });
+    if (jvmOptions.length) await writeFile(path.join(spec.dir, 'config', 'jvm.options.d', 'cluster.options'), `${jvmOptions.join('\n')}\n`);
+  }
+  const owner = await runAs();
+  if (owner.uid !== undefined) await chownTree(root, owner.uid, owner.gid!);
+
+  log(`cluster ${name}: starting ${size} nodes of Elasticsearch (heap ${heap} each, files in ${root})`);
+  const nodes: ClusterNode[] = specs.map((spec) => {
+    const logFile = path.join(spec.dir, 'logs', 'stdout.log');
+    const pidFile = path.join(spec.dir, 'elasticsearch.pid');
+    const launcher = spawn(path.join(home, 'bin', 'elasticsearch'), ['-p', pidFile], {
+      stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
+      env: { PATH: process.env.PATH, HOME: spec.dir, ES_JAVA_HOME: javaHome, ES_PATH_CONF: path.join(spec.dir, 'config'), ES_TMPDIR: path.join(spec.dir, 'tmp') },
+      ...owner,
+    });
+    const node: ClusterNode = { name: spec.name, url: `http://127.0.0.1:${spec.port}`, transportPort: spec.transportPort, launcher, pidFile, logFile, alive: true, exited: undefined! };
+    node.exited = new Promise((resolve) => launcher.once('exit', (code) => resolve(code)));
+    void node.exited.then(() => (node.alive = false));
+    return node;
+  });
+
+  const cluster: LocalCluster = {
+    nodes,
+    esUrl: nodes.map((node) => node.url).join(','),
+    async electedMaster() {
+      for (const node of nodes.filter((n) => n.alive)) {
+        const answer = await getJson(`${node.url}/_cat/master?format=json`);
+        const master = nodes.find((n) => n.name === (answer as { node?: string }[] | undefined)?.[0]?.node);
+        if (master) return master;
+      }
+      throw new ProvisionError(`cluster ${name}: no living node knows an elected master`);
+    },
+    async kill(node) {
+      signalServer(node, 'SIGKILL');
+      await node.exited;
+    },
+    async stop({ keep = false } = {}) {
+      await Promise.all(nodes.filter((node) => node.alive).map((node) => stopNode(node)));
+      if (!keep) await rm(root, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitForNodes(cluster, size);
+  } catch (error) {
+    await cluster.stop({ keep: true });
+    throw error;
+  }
+  log(`cluster ${name}: ${size} nodes formed one cluster (${cluster.esUrl})`);
+  return cluster;
+}
+
+/** Waits until the first node reports every node joined and the (empty) cluster green. */
+async function waitForNodes(cluster: LocalCluster, size: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const first = cluster.nodes[0]!;
+  for (;;) {
+    const health = await getJson(`${first.url}/_cluster/health?wait_for_nodes=${size}&wait_for_status=green&timeout=2s`);
+    if (health && (health as { timed_out?: boolean }).timed_out === false) return;
+    const gone = cluster.nodes.find((node) => !node.alive);
+    if (gone || Date.now() > deadline) {
+      const culprit = gone ?? first;
+      const tail = (await readFile(culprit.logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
+      throw new ProvisionError(`cluster node ${culprit.name} ${gone ? 'exited' : 'did not join in time'}; last output:\n${tail}`);
+    }
+    await sleep(500);
+  }
+}
+
+async function stopNode(node: ClusterNode): Promise<void> {
+  signalServer(node, 'SIGTERM');
+  const stopped = await Promise.race([node.exited.then(() => true), sleep(STOP_TIMEOUT_MS, false, { ref: false })]);
+  if (!stopped) {
+    signalServer(node, 'SIGKILL');
+    node.launcher.kill('SIGKILL');
+    await node.exited;
+  }
+}
+
+/** Signals the server JVM (the pid the node wrote); before it wrote one, the launcher. */
+function signalServer(node: ClusterNode, signal: NodeJS.Signals): void {
+  const pid = Number(existsSync(node.pidFile) ? readFileSync(node.pidFile, 'utf8').trim() : '');
+  try {
+    if (pid) process.kill(pid, signal);
+    else node.launcher.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Kills server JVMs a previous run of the same cluster left behind (an interrupted script):
+ * only pids read from this cluster's own pid files whose command line names this cluster's
+ * directory, so a recycled pid is never hit.
+ */
+async function stopLeftovers(root: string): Promise<void> {
+  for (let i = 1; existsSync(path.join(root, `node-${i}`)); i++) {
+    const pid = Number((await readFile(path.join(root, `node-${i}`, 'elasticsearch.pid'), 'utf8').catch(() => '')).trim());
+    const command = pid ? await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '') : '';
+    if (!command.includes(path.join(root, `node-${i}`))) continue;
+    process.kill(pid, 'SIGKILL');
+    for (let wait = 0; wait < 100 && existsSync(`/proc/${pid}`); wait++) await sleep(100);
+  }
+}
+
+async function getJson(url: string): Promise<unknown> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    return response.ok ? await response.json() : undefined;
+  } catch {
+    return undefined;
+  }
+}
