@@ -1,5 +1,8 @@
 # The gateway and the loader (same image; docker-compose.yml picks the command).
-FROM node:24-slim
+# NODE_IMAGE: any image with Node 24 and npm at /usr/local (docker-compose.local.yml builds one
+# where images cannot be pulled).
+ARG NODE_IMAGE=node:24-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
