@@ -98,7 +98,7 @@ export async function waitForSurvivors(cluster: LocalCluster, timeoutMs = 120_00
 /** Runs the gateway (`src/server.ts`) as its own process on a free port; resolves once it answers. */
 async function startGateway(config: Readonly<Config>, esUrl: string, dataDir: string, logFile: string): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
-  const out = openSync(logFile, 'a');
+  const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'server.ts')], {
     stdio: ['ignore', out, out],
     env: { ...process.env, ES_URL: esUrl, HOST: '127.0.0.1', PORT: String(port), INDEX_PREFIX: config.indexPrefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
