@@ -9,12 +9,13 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import compress from 'koa-compress';
-import type { AppState, RouteDeps } from '../routes/context.ts';
+import type { AppRouter, AppState, RouteDeps } from '../routes/context.ts';
 import { currentRoutes } from '../routes/current.ts';
 import { entityRoutes } from '../routes/entities.ts';
 import { eventRoutes } from '../routes/events.ts';
 import { exportRoutes } from '../routes/exports.ts';
 import { killmailRoutes } from '../routes/killmails.ts';
+import { openApiRoutes } from '../routes/openapi.ts';
 import { opsRoutes } from '../routes/ops.ts';
 import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
@@ -27,15 +28,21 @@ import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 
 /** Route families, each in its own module under src/routes. */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes];
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
+
+/** Every route of the API on one router (the root and OpenAPI documents are written from it). */
+export function createRouter(deps: RouteDeps): AppRouter {
+  const router = new Router<AppState>();
+  for (const family of ROUTE_FAMILIES) family(router, deps);
+  return router;
+}
 
 export function createApp(deps: RouteDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = true;
   // Koa would print every error again; the error handler already logged what matters.
   app.silent = true;
-  const router = new Router<AppState>();
-  for (const family of ROUTE_FAMILIES) family(router, deps);
+  const router = createRouter(deps);
 
   app.use(requestLog(deps.logger));
   app.use(observeRequests(deps.metrics));

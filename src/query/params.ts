@@ -1,69 +1,91 @@
 /**
- * Query parameters at the edge: each route names the parameters it accepts, and this module
- * turns the raw query string into typed values or a 400 that names the parameter. Handlers
- * never read `ctx.query` themselves.
+ * The gateway's parameters, declared once (see parameters.ts for what a declaration is and
+ * the rules every query shares), and the parameter sets of the list routes.
  *
- * Choices where the reference was lenient (its weak point 1): unknown and repeated parameters
- * are refused; `limit` must be a positive integer, and values above 200 are clamped to 200
- * because the reference's explorer can send them; `npc` must be `true` or `false`.
- * Unknown `environment` values are data, not errors: they match nothing.
+ * Choices where the reference was lenient: `limit` must be a positive integer, and values
+ * above 200 count as 200 because the reference's explorer can send them; `npc` must be
+ * exactly `true` or `false`; `q` is at most 200 characters. Unknown `environment`, `type`
+ * and filter values are data, not errors: they match nothing.
  */
-import { ApiError } from '../errors.ts';
-import { type CycleScope, parseCycleScope } from './scope.ts';
-
-export type RawQuery = Record<string, string | string[] | undefined>;
-export type Params = Record<string, string | undefined>;
+import { type Values, pathParameter, queryParameter } from './parameters.ts';
+import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 /** Longer queries are refused: nobody searches a registry with a paragraph. */
 export const MAX_Q_LENGTH = 200;
 
-/** Keeps the accepted parameters as single strings; refuses unknown or repeated ones. */
-export function takeParams(query: RawQuery, accepted: readonly string[]): Params {
-  const params: Params = {};
-  for (const [name, value] of Object.entries(query)) {
-    if (!accepted.includes(name)) {
-      const hint = accepted.length ? ` Accepted here: ${accepted.join(', ')}.` : ' This route takes no parameters.';
-      throw ApiError.badParameter(name, `Unknown parameter "${name}".${hint}`);
-    }
-    if (Array.isArray(value)) throw ApiError.badParameter(name, `Parameter "${name}" is given more than once.`);
-    params[name] = value;
-  }
-  return params;
-}
+export const ENVIRONMENT = queryParameter('environment', {
+  description: "Environment (tenant) of the rows. Default: the gateway's `DEFAULT_ENVIRONMENT` (`stillness`). An unknown value matches nothing.",
+  schema: { type: 'string', examples: ['stillness', 'utopia'] },
+  expects: 'an environment name',
+});
 
-/** A non-empty trimmed value, or undefined for absent and empty. */
-export function text(params: Params, name: string): string | undefined {
-  const value = params[name]?.trim();
-  return value ? value : undefined;
-}
+/** `/v1/ops/source-gaps` is not scoped: without `environment` it lists every environment's gaps. */
+export const GAPS_ENVIRONMENT = queryParameter('environment', {
+  description: 'Only the gaps of this environment. Default: every environment.',
+  schema: { type: 'string', examples: ['stillness'] },
+  expects: 'an environment name',
+});
 
-export function parseLimit(raw: string | undefined): number {
-  const value = raw?.trim();
-  if (value === undefined || value === '') return DEFAULT_LIMIT;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw ApiError.badParameter('limit', `limit must be a positive integer (at most ${MAX_LIMIT}), got "${raw}".`);
-  }
-  return Math.min(Number(value), MAX_LIMIT);
-}
+export const LIMIT = queryParameter('limit', {
+  description: `Rows per page: a positive integer, default ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} count as ${MAX_LIMIT}.`,
+  schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT },
+  expects: `a positive integer (values above ${MAX_LIMIT} count as ${MAX_LIMIT})`,
+  convert: (text) => Math.min(Number(text), MAX_LIMIT),
+});
 
-export function parseBoolean(name: string, raw: string | undefined): boolean | undefined {
-  const value = raw?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw ApiError.badParameter(name, `${name} must be true or false, got "${raw}".`);
-}
+export const CURSOR = queryParameter('cursor', {
+  description: 'The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters).',
+  schema: { type: 'string' },
+  expects: 'a nextCursor',
+});
 
-/** The search text; absent or blank means no search (`/v1/search` then lists, as the reference does). */
-export function parseQ(raw: string | undefined): string | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  // Characters, not UTF-16 units: 200 emoji are 200 characters.
-  if ([...value].length > MAX_Q_LENGTH) throw ApiError.badParameter('q', `q must be at most ${MAX_Q_LENGTH} characters.`);
-  return value;
-}
+export const Q = queryParameter('q', {
+  description: `Search text (never query syntax), at most ${MAX_Q_LENGTH} characters.`,
+  schema: { type: 'string', maxLength: MAX_Q_LENGTH },
+  expects: `text of at most ${MAX_Q_LENGTH} characters`,
+});
+
+/** `profile=known` hides registry placeholders (`Character 2112…`); `placeholder` shows only them. */
+export type Profile = 'known' | 'placeholder';
+const PROFILES: readonly Profile[] = ['known', 'placeholder'];
+
+export const PROFILE = queryParameter('profile', {
+  description: '`known`: only rows with a real name; `placeholder`: only registry placeholders (`Character 2112…`).',
+  schema: { type: 'string', enum: PROFILES },
+  expects: 'known or placeholder',
+  convert: (text) => text as Profile,
+});
+
+/** An exact-match filter on a text field: any value, an unknown one matches nothing. */
+const filter = <const Name extends string>(name: Name, description: string, examples?: string[]) =>
+  queryParameter(name, { description, schema: { type: 'string', ...(examples && { examples }) }, expects: 'text' });
+
+export const TYPE = filter('type', 'Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal).', ['character', 'system']);
+export const ENTITY_TYPE = filter('entityType', 'Entity type (exact); same as `type`.', ['character', 'system']);
+
+export const EVENT_KIND = filter('kind', 'Event kind (exact), e.g. `character.created`.', ['character.created', 'killmail.created']);
+export const MODULE = filter('module', 'Move module (exact), e.g. `killmail`.');
+export const PACKAGE_ID = filter('package_id', 'Package id (exact).');
+export const TRANSACTION_DIGEST = filter('transaction_digest', 'Transaction digest (exact).');
+export const SOURCE_ID = filter('source_id', 'Source id (exact).');
+
+export const SYSTEM = filter('system', 'System entity id of the kill.');
+export const VICTIM = filter('victim', 'Victim character id.');
+export const KILLER = filter('killer', "Killer: a character id, an NPC type id or the killer's entity id.");
+export const REPORTER = filter('reporter', 'Reporter character id.');
+export const NPC = queryParameter('npc', {
+  description: '`true`: kills by NPCs only; `false`: the others.',
+  schema: { type: 'boolean' },
+  expects: 'true or false',
+  convert: (text) => text === 'true',
+});
+
+export const SOURCE_KIND = filter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);
+
+/** The parameters of every scoped list route, in validation order. */
+export const LIST = [ENVIRONMENT, CYCLES, CYCLE, LIMIT, CURSOR] as const;
 
 /** What every scoped list shares. */
 export interface ListParams {
@@ -73,24 +95,19 @@ export interface ListParams {
   cursor: string | undefined;
 }
 
-/** The parameters of every scoped list route. */
-export const LIST_PARAMS = ['environment', 'cycles', 'cycle', 'limit', 'cursor'] as const;
-
-export function parseListParams(params: Params, defaultEnvironment: string): ListParams {
-  return {
-    environment: text(params, 'environment') ?? defaultEnvironment,
-    scope: parseCycleScope(params.cycles, params.cycle),
-    limit: parseLimit(params.limit),
-    cursor: text(params, 'cursor'),
-  };
+export function listParams(values: Values<typeof LIST>, defaultEnvironment: string): ListParams {
+  return { environment: values.environment ?? defaultEnvironment, scope: scopeOf(values), limit: values.limit ?? DEFAULT_LIMIT, cursor: values.cursor };
 }
 
-/** `profile=known` hides registry placeholders (`Character 2112…`); `placeholder` shows only them. */
-export type Profile = 'known' | 'placeholder';
-
-export function parseProfile(raw: string | undefined): Profile | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  if (value === 'known' || value === 'placeholder') return value;
-  throw ApiError.badParameter('profile', `profile must be known or placeholder, got "${raw}".`);
-}
+/** Path parameters by name: every `:name` in a route is one of these. */
+export const PATH_PARAMETERS = {
+  idOrSlug: pathParameter('idOrSlug', { description: 'Entity id (`system:stillness:30000142`) or slug (`system-30000142-stillness`).', schema: { type: 'string' }, expects: 'an id or slug' }),
+  id: pathParameter('id', { description: 'Record id, as exported.', schema: { type: 'string' }, expects: 'an id' }),
+  typeId: pathParameter('typeId', { description: 'Numeric static type id (the `<n>` of ids ending in `:type:<n>`).', schema: { type: 'string', examples: ['77800'] }, expects: 'a type id' }),
+  file: pathParameter('file', {
+    description:
+      'A bundle file: `manifest.json`, `catalog.json`, the four `ops_*.json` documents, the `.jsonl` row files and the `.jsonl.gz` twins of those published gzipped. Any other name is 404.',
+    schema: { type: 'string', examples: ['manifest.json', 'catalog.json', 'entities.jsonl', 'killmails.jsonl', 'entities.jsonl.gz', 'ops_freshness.json'] },
+    expects: 'a bundle file name',
+  }),
+} as const;

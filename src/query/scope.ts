@@ -4,10 +4,13 @@
  * - `cycles=current`: strictly the current cycle; `cycles=all`: no cycle filter;
  * - `cycles=5,6`: those cycles only; `cycle=6`: that cycle only;
  * - both given, or anything malformed: 400 naming the parameter.
- * An empty value counts as absent, so `cycles=&cycle=5` means cycle 5.
+ * An empty value counts as absent, so `cycles=&cycle=5` means cycle 5. `current` and `all`
+ * are case-insensitive.
+ *
+ * The two parameters are declared here (their patterns are what is validated and documented).
  */
-import { ApiError } from '../errors.ts';
 import { UNCYCLED } from '../indices/cycle.ts';
+import { queryParameter } from './parameters.ts';
 
 export type CycleScope =
   | { kind: 'default' }
@@ -15,28 +18,43 @@ export type CycleScope =
   | { kind: 'all' }
   | { kind: 'cycles'; cycles: number[] };
 
-const CYCLE = /^[1-9]\d{0,5}$/;
+const CYCLE_NUMBER = '[1-9][0-9]{0,5}';
+/** What String.prototype.trim removes (JavaScript's `\s`), spelled out so the pattern means the same in any regex engine. */
+const SPACE = '[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
 
-export function parseCycleScope(cycles: string | undefined, cycle: string | undefined): CycleScope {
-  const list = cycles?.trim() || undefined;
-  const one = cycle?.trim() || undefined;
-  if (list !== undefined && one !== undefined) {
-    throw ApiError.badParameter('cycles', 'Give either cycles or cycle, not both.');
-  }
-  if (one !== undefined) {
-    if (one.toLowerCase() === 'current') return { kind: 'current' };
-    if (!CYCLE.test(one)) throw ApiError.badParameter('cycle', `cycle must be a cycle number or current, got "${one}".`);
-    return { kind: 'cycles', cycles: [Number(one)] };
-  }
-  if (list === undefined) return { kind: 'default' };
-  const lower = list.toLowerCase();
-  if (lower === 'current') return { kind: 'current' };
-  if (lower === 'all') return { kind: 'all' };
-  const parts = list.split(',').map((p) => p.trim());
-  if (!parts.every((p) => CYCLE.test(p))) {
-    throw ApiError.badParameter('cycles', `cycles must be current, all or a comma-separated list of cycle numbers, got "${list}".`);
-  }
-  return { kind: 'cycles', cycles: [...new Set(parts.map(Number))].sort((a, b) => a - b) };
+/** A pattern matching a word in any letter case, without regex flags (JSON Schema patterns have none). */
+function caseless(word: string): string {
+  return [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
+}
+
+const DEFAULT_SCOPE_WORDS = 'Without `cycles` and `cycle`: the current cycle plus uncycled rows.';
+
+export const CYCLES = queryParameter('cycles', {
+  description: `Cycle scope: \`current\` (strictly the current cycle), \`all\` (every cycle and uncycled rows) or a comma-separated list of cycle numbers. ${DEFAULT_SCOPE_WORDS} Not together with \`cycle\`.`,
+  schema: {
+    type: 'string',
+    pattern: `^(?:${caseless('current')}|${caseless('all')}|${CYCLE_NUMBER}(?:${SPACE}*,${SPACE}*${CYCLE_NUMBER})*)$`,
+    examples: ['current', 'all', '5,6'],
+  },
+  expects: 'current, all or a comma-separated list of cycle numbers',
+  excludes: 'cycle',
+  convert(text): CycleScope {
+    const lower = text.toLowerCase();
+    if (lower === 'current' || lower === 'all') return { kind: lower };
+    return { kind: 'cycles', cycles: [...new Set(text.split(',').map((part) => Number(part.trim())))].sort((a, b) => a - b) };
+  },
+});
+
+export const CYCLE = queryParameter('cycle', {
+  description: `One cycle: a cycle number, or \`current\`. ${DEFAULT_SCOPE_WORDS} Not together with \`cycles\`.`,
+  schema: { type: 'string', pattern: `^(?:${CYCLE_NUMBER}|${caseless('current')})$`, examples: ['6', 'current'] },
+  expects: 'a cycle number or current',
+  convert: (text): CycleScope => (text.toLowerCase() === 'current' ? { kind: 'current' } : { kind: 'cycles', cycles: [Number(text)] }),
+});
+
+/** The scope of validated `cycles`/`cycle` values (at most one is set). */
+export function scopeOf(values: { cycles?: CycleScope; cycle?: CycleScope }): CycleScope {
+  return values.cycles ?? values.cycle ?? { kind: 'default' };
 }
 
 /** The `cycle` values a scope admits (undefined = no filter), given the generation's current cycle. */

@@ -15,13 +15,19 @@ import {
   toCurrentRelationListBody,
 } from '../query/current.ts';
 import { toEntityListBody } from '../query/entities.ts';
-import { LIST_PARAMS, type Params, parseListParams, parseProfile, parseQ, takeParams } from '../query/params.ts';
+import { LIST, PROFILE, Q, listParams } from '../query/params.ts';
+import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { list, route } from './operation.ts';
 import { sendPage } from './page.ts';
+import { ref } from './records.ts';
 
-function parseCurrent(params: Params, deps: RouteDeps): CurrentListParams & { cursor?: string } {
-  return { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q), profile: parseProfile(params.profile) };
+const ENTITY_QUERY = [...LIST, Q, PROFILE] as const;
+const RELATION_QUERY = [...LIST, Q] as const;
+
+function parseCurrent(params: Values<typeof ENTITY_QUERY>, deps: RouteDeps): CurrentListParams & { cursor?: string } {
+  return { ...listParams(params, deps.config.defaultEnvironment), q: params.q, profile: params.profile };
 }
 
 /** Whether the collection has any current row in this environment and scope (cached per generation). */
@@ -43,17 +49,20 @@ function createHasRows() {
 
 export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
   const hasRows = createHasRows();
-  const ENTITY_PARAMS = [...LIST_PARAMS, 'q', 'profile'];
-
   for (const [collection, { entityType, fallback }] of Object.entries(CURRENT_ENTITY_COLLECTIONS)) {
-    const route = `/v1/current/${collection}`;
-    router.get(route, async (ctx: AppContext) => {
-      const { cursor, limit, ...bind } = parseCurrent(takeParams(ctx.query, ENTITY_PARAMS), deps);
+    const path = `/v1/current/${collection}`;
+    const operation = {
+      summary: `Current ${collection}${fallback ? ` (entity rows of type ${entityType} when the scope has no current row)` : ''}`,
+      query: ENTITY_QUERY,
+      answer: list(fallback ? { anyOf: [ref('CurrentEntity'), ref('Entity')] } : ref('CurrentEntity')),
+    };
+    route(router, path, operation, async (ctx: AppContext, params) => {
+      const { cursor, limit, ...bind } = parseCurrent(params, deps);
       const p = { ...bind, limit };
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
-      const common = { route, cursor, limit };
+      const common = { route: path, cursor, limit };
       await sendPage(
         ctx,
         deps,
@@ -74,14 +83,13 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   }
 
-  const RELATION_PARAMS = [...LIST_PARAMS, 'q'];
-  for (const collection of Object.keys(CURRENT_RELATION_COLLECTIONS)) {
-    const route = `/v1/current/${collection}`;
-    router.get(route, async (ctx: AppContext) => {
-      const params = takeParams(ctx.query, RELATION_PARAMS);
-      const { cursor, limit, ...bind } = { ...parseListParams(params, deps.config.defaultEnvironment), q: parseQ(params.q) };
+  for (const [collection, predicates] of Object.entries(CURRENT_RELATION_COLLECTIONS)) {
+    const path = `/v1/current/${collection}`;
+    const operation = { summary: `Current ${predicates.join(' / ')} relations`, query: RELATION_QUERY, answer: list(ref('CurrentRelation')) };
+    route(router, path, operation, async (ctx: AppContext, params) => {
+      const { cursor, limit, ...bind } = { ...listParams(params, deps.config.defaultEnvironment), q: params.q };
       await sendPage(ctx, deps, {
-        route,
+        route: path,
         bind,
         cursor,
         limit,

@@ -4,9 +4,9 @@ import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { SearchBody } from '../query/list.ts';
-import { takeParams } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type Operation, route } from './operation.ts';
 
 type Found = { reader: Reader; row: Row };
 
@@ -28,10 +28,16 @@ export async function firstRow(ctx: AppContext, deps: RouteDeps, index: IndexNam
   return { reader, row: hit.row };
 }
 
-/** `GET {route}` with an `:id` and no parameters, answering the row stored under that id. */
-export function detailRoute(router: AppRouter, deps: RouteDeps, route: string, index: IndexName, notFound: string): void {
-  router.get(route, async (ctx) => {
-    takeParams(ctx.query, []);
+/** `GET {path}` with an `:id` and no parameters, answering the row stored under that id. */
+export function detailRoute(
+  router: AppRouter,
+  deps: RouteDeps,
+  path: string,
+  index: IndexName,
+  notFound: string,
+  operation: Pick<Operation, 'summary' | 'answer'>,
+): void {
+  route(router, path, { ...operation, query: [] }, async (ctx) => {
     ctx.body = toEnvelope((await rowById(ctx, deps, index, ctx.params.id!, notFound)).row, deps.meta);
   });
 }

@@ -7,29 +7,35 @@ import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
-import { LIST_PARAMS, type Params, parseLimit, parseListParams, parseProfile, parseQ, takeParams, text } from '../query/params.ts';
+import { CURSOR, DEFAULT_LIMIT, ENTITY_TYPE, ENVIRONMENT, LIMIT, LIST, PROFILE, Q, TYPE, listParams } from '../query/params.ts';
+import type { Values } from '../query/parameters.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { firstRow } from './detail.ts';
+import { list, one, route } from './operation.ts';
 import { sendPage } from './page.ts';
+import { ref } from './records.ts';
 
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
 
-function parseEntityList(params: Params, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityListParams & { cursor?: string } {
-  const list = parseListParams(params, deps.config.defaultEnvironment);
-  const type = text(params, 'type');
-  const entityType = text(params, 'entityType');
+/** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
+const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE] as const;
+const TYPED_QUERY = [...LIST, Q] as const;
+const CHARACTERS_QUERY = [...LIST, Q, PROFILE] as const;
+
+function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityListParams & { cursor?: string } {
+  const { type, entityType, q, profile } = params;
   if (type !== undefined && entityType !== undefined && type !== entityType) {
     throw ApiError.badParameter('type', 'Give type or entityType, not two different values.');
   }
   return {
-    ...list,
-    q: parseQ(params.q),
+    ...listParams(params, deps.config.defaultEnvironment),
+    q,
     entityType: options.entityType ?? type ?? entityType,
-    profile: parseProfile(params.profile),
+    profile,
     staticTypes: options.staticTypes,
   };
 }
@@ -56,39 +62,36 @@ async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, en
 const sourceOf = (s: Rowed) => (s.row.source ?? s.row) as Row;
 
 const SUBROUTES = {
-  facts: { index: 'facts', body: toEntityFactsBody, toRecord: undefined },
-  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: undefined },
-  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: sourceOf },
+  facts: { index: 'facts', body: toEntityFactsBody, toRecord: undefined, summary: 'Facts', schema: ref('Fact') },
+  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: undefined, summary: 'Relations (as subject or object)', schema: ref('Relation') },
+  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: sourceOf, summary: 'Sources', schema: ref('EntitySource') },
 } as const;
 
 /** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
 const HISTORY_LIMIT = 200;
 
 export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
-  const SEARCH_PARAMS = [...LIST_PARAMS, 'q', 'type', 'entityType', 'profile'];
-
   // One handler, as in the reference: `/v1/search` without `q` is the entity list (the explorer's
   // opening tab). Both bind their cursors to `/v1/entities`, so the two answer the same page.
-  const entityList = (ctx: AppContext) => listEntities(ctx, deps, '/v1/entities', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps));
-  router.get('/v1/search', entityList);
-  router.get('/v1/entities', entityList);
+  const entityList = (ctx: AppContext, params: Values<typeof SEARCH_QUERY>) => listEntities(ctx, deps, '/v1/entities', parseEntityList(params, deps));
+  const searchAnswer = { query: SEARCH_QUERY, answer: list(ref('Entity')) };
+  route(router, '/v1/search', { summary: 'Search entities (without `q`: the entity list)', ...searchAnswer }, entityList);
+  route(router, '/v1/entities', { summary: 'Entities, by label (with `q`: by relevance)', ...searchAnswer }, entityList);
 
-  router.get('/v1/entities/:idOrSlug', async (ctx) => {
-    takeParams(ctx.query, []);
+  route(router, '/v1/entities/:idOrSlug', { summary: 'An entity by id or slug', query: [], answer: one(ref('Entity')) }, async (ctx) => {
     const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     ctx.body = toEnvelope(row, deps.meta);
   });
 
   for (const [name, sub] of Object.entries(SUBROUTES)) {
-    const route = `/v1/entities/:idOrSlug/${name}`;
-    router.get(route, async (ctx) => {
-      const params = takeParams(ctx.query, ['limit', 'cursor']);
-      const limit = parseLimit(params.limit);
+    const path = `/v1/entities/:idOrSlug/${name}`;
+    route(router, path, { summary: `${sub.summary} of an entity`, query: [LIMIT, CURSOR], answer: list(sub.schema) }, async (ctx, params) => {
+      const { limit = DEFAULT_LIMIT, cursor } = params;
       const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
       await sendPage(ctx, deps, {
-        route,
+        route: path,
         bind: { id },
-        cursor: text(params, 'cursor'),
+        cursor,
         limit,
         index: sub.index,
         body: (_reader, after) => sub.body(id, limit, after),
@@ -97,8 +100,8 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   }
 
-  router.get('/v1/entities/:idOrSlug/history', async (ctx) => {
-    takeParams(ctx.query, []);
+  const history = { summary: 'An entity with its first 200 facts, relations and sources', query: [], answer: one(ref('History')) } as const;
+  route(router, '/v1/entities/:idOrSlug/history', history, async (ctx) => {
     const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     const section = async (index: 'facts' | 'relations' | 'entity_sources', body: SearchBody, toRecord: (s: Rowed) => Row) => {
       const hits = (await reader.search<Rowed>(index, body)).hits.hits;
@@ -124,24 +127,22 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
 
   // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by
   // their numeric type id in one environment (the reference matched `%:type:<id>` in any).
-  router.get('/v1/types', (ctx) =>
-    listEntities(ctx, deps, '/v1/types', parseEntityList(takeParams(ctx.query, SEARCH_PARAMS), deps, { staticTypes: true })),
-  );
-  router.get('/v1/types/:typeId', async (ctx) => {
-    const params = takeParams(ctx.query, ['environment']);
-    const environment = text(params, 'environment') ?? deps.config.defaultEnvironment;
+  const types = { summary: 'Static types (ids ending in `:type:<n>`)', query: SEARCH_QUERY, answer: list(ref('Entity')) };
+  route(router, '/v1/types', types, (ctx, params) => listEntities(ctx, deps, '/v1/types', parseEntityList(params, deps, { staticTypes: true })));
+  const staticType = { summary: 'A static type by its numeric type id', query: [ENVIRONMENT], answer: one(ref('Entity')) } as const;
+  route(router, '/v1/types/:typeId', staticType, async (ctx, params) => {
+    const environment = params.environment ?? deps.config.defaultEnvironment;
     const { row } = await firstRow(ctx, deps, 'entities', toStaticTypeLookupBody(ctx.params.typeId!, environment), 'Static type not found.');
     ctx.body = toEnvelope(row, deps.meta);
   });
 
-  const TYPED_PARAMS = [...LIST_PARAMS, 'q'];
   for (const [collection, entityType] of Object.entries(TYPED_COLLECTIONS)) {
-    const accepted = collection === 'characters' ? [...TYPED_PARAMS, 'profile'] : TYPED_PARAMS;
-    router.get(`/v1/${collection}`, (ctx) =>
-      listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(takeParams(ctx.query, accepted), deps, { entityType })),
+    const query = collection === 'characters' ? CHARACTERS_QUERY : TYPED_QUERY;
+    route(router, `/v1/${collection}`, { summary: `Entities of type ${entityType}`, query, answer: list(ref('Entity')) }, (ctx, params) =>
+      listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(params, deps, { entityType })),
     );
-    router.get(`/v1/${collection}/:idOrSlug`, async (ctx) => {
-      takeParams(ctx.query, []);
+    const detail = { summary: `An entity of type ${entityType} by id or slug`, query: [], answer: one(ref('Entity')) };
+    route(router, `/v1/${collection}/:idOrSlug`, detail, async (ctx) => {
       const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!, entityType);
       ctx.body = toEnvelope(row, deps.meta);
     });

@@ -23,9 +23,9 @@ import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
-import { takeParams } from '../query/params.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { route } from './operation.ts';
 
 /**
  * Every servable name (besides manifest.json) → the names the bundle may store that file
@@ -101,8 +101,8 @@ async function servedGeneration(search: SearchService): Promise<GenerationDoc> {
 }
 
 export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
-  router.get('/v1/exports/:file', async (ctx) => {
-    takeParams(ctx.query, []);
+  const operation = { summary: "A file of the live generation's bundle", query: [], answer: { kind: 'file' } } as const;
+  route(router, '/v1/exports/:file', operation, async (ctx) => {
     const generation = await servedGeneration(deps.search);
     // For the request log (this route sets its own caching, so the cache middleware ignores it).
     ctx.state.generation = generation.generation;

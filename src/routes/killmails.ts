@@ -11,14 +11,15 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
-import { LIST_PARAMS, parseBoolean, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
+import { KILLER, LIST, NPC, Q, REPORTER, SYSTEM, VICTIM, listParams } from '../query/params.ts';
 import { type KillmailListParams, toKillmailListBody } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { list, one, route } from './operation.ts';
 import { sendPage } from './page.ts';
+import { ref } from './records.ts';
 
 /** The list view and the exported row of one killmail, or 404. */
 async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: Row; original: Row }> {
-  takeParams(ctx.query, []);
   const reader = await deps.search.reader();
   ctx.state.generation = reader.generation.generation;
   const found = await reader.getWithOriginal<{ row: Row }>('killmails', ctx.params.id!);
@@ -27,18 +28,11 @@ async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: R
 }
 
 export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
-  router.get('/v1/killmails', async (ctx) => {
-    const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'system', 'victim', 'killer', 'reporter', 'npc']);
-    const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
-    const bind: Omit<KillmailListParams, 'limit'> = {
-      ...scope,
-      q: parseQ(params.q),
-      system: text(params, 'system'),
-      victim: text(params, 'victim'),
-      killer: text(params, 'killer'),
-      reporter: text(params, 'reporter'),
-      npc: parseBoolean('npc', params.npc),
-    };
+  const query = [...LIST, Q, SYSTEM, VICTIM, KILLER, REPORTER, NPC] as const;
+  route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
+    const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
+    const { q, system, victim, killer, reporter, npc } = params;
+    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc };
     await sendPage(ctx, deps, {
       route: '/v1/killmails',
       bind,
@@ -49,14 +43,14 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  router.get('/v1/killmails/:id', async (ctx) => {
+  route(router, '/v1/killmails/:id', { summary: 'A killmail', query: [], answer: one(ref('Killmail')) }, async (ctx) => {
     const { view, original } = await findKillmail(ctx, deps);
     ctx.body = toEnvelope(detailOf(original, view), deps.meta);
   });
 
   // The registry's shape: the flat record as reported, `raw` included (the reference's worker
   // answered only the `raw` member, and a 404 "Route not found." when it was absent).
-  router.get('/v1/killmails/:id/raw', async (ctx) => {
+  route(router, '/v1/killmails/:id/raw', { summary: 'A killmail as reported', query: [], answer: one(ref('KillmailRaw')) }, async (ctx) => {
     const { original } = await findKillmail(ctx, deps);
     ctx.body = toEnvelope(rawRecord(original), deps.meta);
   });

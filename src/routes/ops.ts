@@ -7,8 +7,10 @@
 import type { OpsDocumentName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { takeParams, text } from '../query/params.ts';
+import { GAPS_ENVIRONMENT } from '../query/params.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type Answer, one, route } from './operation.ts';
+import { type SchemaName, ref } from './records.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -46,9 +48,16 @@ export function bySeverity(a: Doc, b: Doc): number {
   return rank(a) - rank(b) || String(a.kind).localeCompare(String(b.kind)) || String(a.id).localeCompare(String(b.id));
 }
 
+/** An operations document route: no parameters unless given; 404 when the bundle lacks the document. */
+const opsOperation = (summary: string, answer: Answer, query: readonly [] | readonly [typeof GAPS_ENVIRONMENT] = []) =>
+  ({ summary, query, answer, mayBeMissing: true }) as const;
+/** The rows of a document, not paged. */
+const rowsOf = (name: SchemaName) => one({ type: 'array', items: ref(name) });
+
 export function opsRoutes(router: AppRouter, deps: RouteDeps): void {
-  router.get('/v1/ops/freshness', async (ctx) => {
-    takeParams(ctx.query, []);
+  // The age changes by the second: never cached, so never a 304.
+  const freshness = { ...opsOperation('Ingest freshness per source, with its age now', rowsOf('Freshness')), conditional: false };
+  route(router, '/v1/ops/freshness', freshness, async (ctx) => {
     const data = await opsData(ctx, deps, 'freshness');
     const now = Date.now();
     ctx.body = toEnvelope(rows(data).map((row) => withAgeNow(row, now)), deps.meta);
@@ -56,21 +65,18 @@ export function opsRoutes(router: AppRouter, deps: RouteDeps): void {
     ctx.set('Cache-Control', 'no-store');
   });
 
-  router.get('/v1/ops/cursors', async (ctx) => {
-    takeParams(ctx.query, []);
+  route(router, '/v1/ops/cursors', opsOperation('Ingest cursors', rowsOf('Cursor')), async (ctx) => {
     ctx.body = toEnvelope(rows(await opsData(ctx, deps, 'cursors')), deps.meta);
   });
 
-  for (const route of ['/v1/ops/chain-coverage', '/v1/ops/sui-coverage']) {
-    router.get(route, async (ctx) => {
-      takeParams(ctx.query, []);
+  for (const path of ['/v1/ops/chain-coverage', '/v1/ops/sui-coverage']) {
+    route(router, path, opsOperation('Chain coverage of the ingest', one(ref('ChainCoverage'))), async (ctx) => {
       ctx.body = toEnvelope(await opsData(ctx, deps, 'chainCoverage'), deps.meta);
     });
   }
 
-  router.get('/v1/ops/source-gaps', async (ctx) => {
-    const params = takeParams(ctx.query, ['environment']);
-    const environment = text(params, 'environment');
+  const sourceGaps = opsOperation('Known source gaps, most severe first', rowsOf('SourceGap'), [GAPS_ENVIRONMENT]);
+  route(router, '/v1/ops/source-gaps', sourceGaps, async (ctx, { environment }) => {
     const gaps = rows(await opsData(ctx, deps, 'sourceGaps')).filter((row) => environment === undefined || row.environment === environment);
     ctx.body = toEnvelope([...gaps].sort(bySeverity), deps.meta);
   });

@@ -2,17 +2,20 @@
  * `/v1/sources` (paged by kind then id; the reference had no cursor, so only its first 200
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
-import { LIST_PARAMS, parseListParams, parseQ, takeParams, text } from '../query/params.ts';
+import { LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
 import { toSourceListBody } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
+import { list, one, route } from './operation.ts';
 import { sendPage } from './page.ts';
+import { ref } from './records.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
-  router.get('/v1/sources', async (ctx) => {
-    const params = takeParams(ctx.query, [...LIST_PARAMS, 'q', 'kind']);
-    const { cursor, limit, ...scope } = parseListParams(params, deps.config.defaultEnvironment);
-    const bind = { ...scope, q: parseQ(params.q), kind: text(params, 'kind') };
+  const query = [...LIST, Q, SOURCE_KIND] as const;
+  const summary = 'Sources of the environment and those without one, by kind then id; across cycles unless `cycles`/`cycle` is given';
+  route(router, '/v1/sources', { summary, query, answer: list(ref('Source')) }, async (ctx, params) => {
+    const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
+    const bind = { ...scope, q: params.q, kind: params.kind };
     await sendPage(ctx, deps, {
       route: '/v1/sources',
       bind,
@@ -23,6 +26,6 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  detailRoute(router, deps, '/v1/sources/:id', 'sources', 'Source not found.');
-  detailRoute(router, deps, '/v1/artefacts/:id', 'source_artefacts', 'Artefact not found.');
+  detailRoute(router, deps, '/v1/sources/:id', 'sources', 'Source not found.', { summary: 'A source', answer: one(ref('Source')) });
+  detailRoute(router, deps, '/v1/artefacts/:id', 'source_artefacts', 'Artefact not found.', { summary: 'A source artefact', answer: one(ref('Artefact')) });
 }

@@ -5,12 +5,13 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { takeParams } from '../query/params.ts';
-import type { AppRouter, RouteDeps } from './context.ts';
+import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { one, route, templatePath } from './operation.ts';
+import { ref } from './records.ts';
 
 /** Router paths as the reference advertises them: `{param}` instead of `:param`. */
 export function advertisedRoutes(router: AppRouter): string[] {
-  const paths = router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
+  const paths = router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => templatePath(String(layer.path)));
   // Like the reference: every route but the root document itself (`/v1`, `/`).
   return [...new Set(paths)].filter((p) => p !== '/v1' && p !== '/');
 }
@@ -18,13 +19,11 @@ export function advertisedRoutes(router: AppRouter): string[] {
 export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
   const { config, search, meta, metrics } = deps;
 
-  router.get('/v1/health', (ctx) => {
-    takeParams(ctx.query, []);
+  route(router, '/v1/health', { summary: 'The process is up (no Elasticsearch call)', query: [], answer: one(ref('Health')), readsIndex: false }, (ctx) => {
     ctx.body = toEnvelope({ status: 'ok', time: new Date().toISOString() }, meta);
   });
 
-  const root = async (ctx: Parameters<Parameters<AppRouter['get']>[1]>[0]) => {
-    takeParams(ctx.query, []);
+  const root = async (ctx: AppContext) => {
     const live = await search.live().catch(() => undefined);
     // Cached like any read of the live generation (the reference cached the root for 30 s).
     if (live) ctx.state.generation = live.generation;
@@ -41,11 +40,12 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
       meta,
     );
   };
-  router.get('/v1', root);
-  router.get('/', root);
+  const about = { summary: 'What this API is, and every route', query: [], answer: one(ref('Root')), readsIndex: false, conditional: true } as const;
+  route(router, '/v1', about, root);
+  route(router, '/', about, root);
 
-  router.get('/v1/ready', async (ctx) => {
-    takeParams(ctx.query, []);
+  const ready = { summary: 'Elasticsearch answers and a generation is live (else 503, degraded)', query: [], answer: one(ref('Ready'), { degraded: true }), conditional: false } as const;
+  route(router, '/v1/ready', ready, async (ctx) => {
     let cluster: string;
     try {
       cluster = await search.health();
@@ -70,11 +70,11 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
     );
   });
 
-  const scrape = async (ctx: Parameters<Parameters<AppRouter['get']>[1]>[0]) => {
-    takeParams(ctx.query, []);
+  const scrape = async (ctx: AppContext) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   };
-  router.get('/metrics', scrape);
-  router.get('/v1/metrics', scrape);
+  const metricsOperation = { summary: 'Prometheus metrics: row counts, request and Elasticsearch timings', query: [], answer: { kind: 'metrics' }, readsIndex: false } as const;
+  route(router, '/metrics', metricsOperation, scrape);
+  route(router, '/v1/metrics', metricsOperation, scrape);
 }

@@ -30,7 +30,7 @@ function offending(dir: string, forbidden: (target: string) => boolean): string[
 
 describe('layers', () => {
   it('finds the imports it checks (the check itself works)', () => {
-    expect(importsOf(path.join(SRC, 'query', 'params.ts'))).toContain('errors.ts');
+    expect(importsOf(path.join(SRC, 'query', 'parameters.ts'))).toContain('errors.ts');
   });
 
   it('src/query imports nothing of src/http, src/routes, src/search, Koa or the client runtime', () => {

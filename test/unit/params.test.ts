@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { MAX_Q_LENGTH, parseBoolean, parseLimit, parseProfile, parseQ, takeParams } from '../../src/query/params.ts';
+import { readQuery, readValue } from '../../src/query/parameters.ts';
+import { LIMIT, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/params.ts';
 
 function rejected(run: () => unknown): ApiError {
   try {
@@ -13,42 +14,52 @@ function rejected(run: () => unknown): ApiError {
 }
 
 describe('query parameters', () => {
-  it('limit: default 50, clamped to 200, else 400', () => {
-    expect(parseLimit(undefined)).toBe(50);
-    expect(parseLimit('')).toBe(50);
-    expect(parseLimit('7')).toBe(7);
-    expect(parseLimit('200')).toBe(200);
-    expect(parseLimit('500')).toBe(200);
-    for (const bad of ['0', '-1', 'abc', '10abc', '1.5', ' ']) {
-      if (bad.trim() === '') continue;
-      expect(rejected(() => parseLimit(bad)).details).toEqual({ parameter: 'limit' });
+  it('limit: absent or empty is absent, above 200 counts as 200, else 400', () => {
+    expect(readValue(LIMIT, undefined)).toBeUndefined();
+    expect(readValue(LIMIT, '')).toBeUndefined();
+    expect(readValue(LIMIT, ' ')).toBeUndefined();
+    expect(readValue(LIMIT, '7')).toBe(7);
+    expect(readValue(LIMIT, ' 7 ')).toBe(7);
+    expect(readValue(LIMIT, '200')).toBe(200);
+    expect(readValue(LIMIT, '500')).toBe(200);
+    expect(readValue(LIMIT, '99999999999999999999999')).toBe(200);
+    for (const bad of ['0', '-1', 'abc', '10abc', '1.5', '+5', '0x10', '1e3']) {
+      const error = rejected(() => readValue(LIMIT, bad));
+      expect(error.details).toEqual({ parameter: 'limit' });
+      expect(error.message).toContain('limit');
     }
   });
 
   it('booleans are exactly true or false', () => {
-    expect(parseBoolean('npc', 'true')).toBe(true);
-    expect(parseBoolean('npc', 'false')).toBe(false);
-    expect(parseBoolean('npc', undefined)).toBeUndefined();
-    for (const bad of ['1', 'TRUE', 'yes', 'no']) expect(rejected(() => parseBoolean('npc', bad)).details).toEqual({ parameter: 'npc' });
+    expect(readValue(NPC, 'true')).toBe(true);
+    expect(readValue(NPC, 'false')).toBe(false);
+    expect(readValue(NPC, undefined)).toBeUndefined();
+    for (const bad of ['1', 'TRUE', 'yes', 'no']) expect(rejected(() => readValue(NPC, bad)).details).toEqual({ parameter: 'npc' });
   });
 
-  it('q: trimmed, blank means absent, bounded', () => {
-    expect(parseQ('  zeta ')).toBe('zeta');
-    expect(parseQ('')).toBeUndefined();
-    expect(parseQ('   ')).toBeUndefined();
-    expect(parseQ(undefined)).toBeUndefined();
-    expect(rejected(() => parseQ('x'.repeat(MAX_Q_LENGTH + 1))).details).toEqual({ parameter: 'q' });
+  it('q: trimmed, blank means absent, at most 200 characters (not UTF-16 units)', () => {
+    expect(readValue(Q, '  zeta ')).toBe('zeta');
+    expect(readValue(Q, '')).toBeUndefined();
+    expect(readValue(Q, '   ')).toBeUndefined();
+    expect(readValue(Q, undefined)).toBeUndefined();
+    expect(readValue(Q, '😀'.repeat(MAX_Q_LENGTH))).toBe('😀'.repeat(MAX_Q_LENGTH));
+    const error = rejected(() => readValue(Q, 'x'.repeat(MAX_Q_LENGTH + 1)));
+    expect(error.details).toEqual({ parameter: 'q' });
+    // The bad value is echoed, but not all 201 characters of it.
+    expect(error.message.length).toBeLessThan(150);
   });
 
   it('refuses unknown and repeated parameters, naming them', () => {
-    expect(takeParams({ limit: '5' }, ['limit'])).toEqual({ limit: '5' });
-    expect(rejected(() => takeParams({ limti: '5' }, ['limit'])).details).toEqual({ parameter: 'limti' });
-    expect(rejected(() => takeParams({ limit: ['5', '6'] }, ['limit'])).details).toEqual({ parameter: 'limit' });
+    expect(readQuery({ limit: '5' }, [LIMIT])).toEqual({ limit: 5 });
+    expect(rejected(() => readQuery({ limti: '5' }, [LIMIT])).details).toEqual({ parameter: 'limti' });
+    expect(rejected(() => readQuery({ limit: ['5', '6'] }, [LIMIT])).details).toEqual({ parameter: 'limit' });
+    expect(rejected(() => readQuery({ q: 'x' }, [])).message).toContain('takes no parameters');
   });
 
   it('profile is known or placeholder', () => {
-    expect(parseProfile('known')).toBe('known');
-    expect(parseProfile(undefined)).toBeUndefined();
-    expect(rejected(() => parseProfile('verified')).details).toEqual({ parameter: 'profile' });
+    expect(readValue(PROFILE, 'known')).toBe('known');
+    expect(readValue(PROFILE, undefined)).toBeUndefined();
+    expect(rejected(() => readValue(PROFILE, 'verified')).details).toEqual({ parameter: 'profile' });
+    expect(rejected(() => readValue(PROFILE, 'KNOWN')).details).toEqual({ parameter: 'profile' });
   });
 });

@@ -1,0 +1,178 @@
+/**
+ * `/v1/openapi.json`: the API described as OpenAPI 3.1, written from the router itself. Each
+ * route was registered with its operation (operation.ts): its query parameters are the very
+ * declarations the edge validates with, its path parameters the declared `PATH_PARAMETERS`,
+ * its answer a schema from records.ts. Paths, methods (GET, and HEAD which the router answers
+ * for every GET route) and the errors each route can answer follow from that; nothing here is
+ * kept by hand per route.
+ *
+ * Not described: `OPTIONS` (a CORS preflight answered 204 on any path) and the 405 every other
+ * method gets (an operation cannot document a method it does not have); the info text says so.
+ */
+import type { ErrorCode } from '../errors.ts';
+import type { AnyParameter } from '../query/parameters.ts';
+import { PATH_PARAMETERS } from '../query/params.ts';
+import type { AppRouter, RouteDeps } from './context.ts';
+import { type Operation, operationOf, route, templatePath } from './operation.ts';
+import { type JsonSchema, SCHEMAS, ref } from './records.ts';
+
+type Json = Record<string, unknown>;
+
+const INFO_DESCRIPTION = [
+  'Read-only JSON API over the registry export bundle, served from Elasticsearch.',
+  '',
+  'JSON answers are `{data, meta, nextCursor?}`; a list with more rows has `nextCursor`: pass it back as `cursor`, with the same other parameters. Errors are `{error: {code, message, details?}, meta}`; a bad parameter is named in `details.parameter`.',
+  '',
+  'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD; OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`.',
+].join('\n');
+
+const ERRORS: Record<number, { code: ErrorCode; name: string; description: string }> = {
+  400: { code: 'bad_request', name: 'BadRequest', description: 'A parameter is unknown, repeated or invalid (`details.parameter` names it).' },
+  404: { code: 'not_found', name: 'NotFound', description: 'No such record, file or document.' },
+  416: { code: 'bad_request', name: 'RangeNotSatisfiable', description: 'The `Range` starts past the end of the file (`details.size` is its size).' },
+  500: { code: 'internal_error', name: 'InternalError', description: 'An unexpected failure (never an Elasticsearch text).' },
+  503: { code: 'unavailable', name: 'Unavailable', description: 'Elasticsearch is unreachable or no bundle is loaded; retry after `Retry-After` seconds.' },
+  504: { code: 'timeout', name: 'Timeout', description: 'Elasticsearch did not answer in time.' },
+};
+
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
+
+const META: JsonSchema = {
+  type: 'object',
+  properties: { registry: { type: 'string' }, apiVersion: { const: 'v1' } },
+  required: ['registry', 'apiVersion'],
+  additionalProperties: false,
+};
+
+function errorSchema(code: ErrorCode): JsonSchema {
+  const error = {
+    type: 'object',
+    properties: {
+      code: { const: code },
+      message: { type: 'string' },
+      details: { type: 'object', description: '`parameter`: the parameter at fault; `size`: the file size (416).' },
+    },
+    required: ['code', 'message'],
+    additionalProperties: false,
+  };
+  return { type: 'object', properties: { error, meta: { $ref: '#/components/schemas/Meta' } }, required: ['error', 'meta'], additionalProperties: false };
+}
+
+function envelope(data: JsonSchema, paged: boolean): JsonSchema {
+  const properties: Json = { data, meta: { $ref: '#/components/schemas/Meta' } };
+  if (paged) properties.nextCursor = { type: 'string', description: 'Present when more rows follow: the `cursor` of the next page.' };
+  return { type: 'object', properties, required: ['data', 'meta'], additionalProperties: false };
+}
+
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+/** The 200 (and 206) answers of an operation. */
+function successes(operation: Operation): Json {
+  const { answer } = operation;
+  switch (answer.kind) {
+    case 'one':
+    case 'list':
+      return { 200: { description: 'OK', content: json(envelope(answer.data, answer.kind === 'list')) } };
+    case 'bare':
+      return { 200: { description: 'OK', content: json(answer.data) } };
+    case 'metrics':
+      return { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } };
+    case 'file': {
+      // The bytes as published: JSON documents, NDJSON row files, gzip twins.
+      const content = { 'application/json': {}, 'application/x-ndjson': {}, 'application/gzip': {} };
+      const headers = {
+        ETag: { description: 'The manifest sha256 of the bytes sent (`.gz` suffix for gzip bytes).', schema: { type: 'string' } },
+        'Last-Modified': { description: "The bundle's generatedAt.", schema: { type: 'string' } },
+      };
+      return {
+        200: { description: 'The file (gzip-encoded `.jsonl` only to clients that accept gzip).', headers, content },
+        206: { description: 'One byte range of the file (`Range`).', headers: { ...headers, 'Content-Range': { schema: { type: 'string' } } }, content },
+      };
+    }
+  }
+}
+
+/** Every status an operation can answer, as response objects. */
+function responses(operation: Operation, hasPathParameters: boolean): Json {
+  const readsIndex = operation.readsIndex ?? true;
+  const out: Json = successes(operation);
+  if (operation.conditional ?? readsIndex) out[304] = { description: 'Not modified: the conditional GET matched.' };
+  const errors = [400];
+  if (hasPathParameters || operation.mayBeMissing) errors.push(404);
+  if (operation.answer.kind === 'file') errors.push(416);
+  errors.push(500);
+  if (readsIndex) errors.push(503, 504);
+  for (const status of errors) out[status] = { $ref: `#/components/responses/${ERRORS[status]!.name}` };
+  if (operation.answer.kind === 'one' && operation.answer.degraded) {
+    // Ready answers 503 with its own data when no generation is live, or the error when ES is down.
+    const degraded = envelope(operation.answer.data, false);
+    out[503] = { description: 'Not ready.', headers: RETRY_AFTER, content: json({ anyOf: [degraded, { $ref: '#/components/schemas/Error503' }] }) };
+  }
+  return out;
+}
+
+/** HEAD answers the GET answer's status and headers, without a body. */
+function headResponses(get: Json): Json {
+  return Object.fromEntries(
+    Object.entries(get).map(([status, response]) => {
+      const named = Object.values(ERRORS).find((e) => (response as Json).$ref === `#/components/responses/${e.name}`);
+      return [status, { description: named?.description ?? String((response as Json).description) }];
+    }),
+  );
+}
+
+function parameterObject(parameter: AnyParameter): Json {
+  return { name: parameter.name, in: parameter.in, required: parameter.required, description: parameter.description, schema: { ...parameter.schema } };
+}
+
+function operationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method + (words.length ? words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') : 'Root');
+}
+
+/** The OpenAPI 3.1 document of every route on the router. */
+export function openApiDocument(router: AppRouter): Json {
+  const paths: Json = {};
+  for (const layer of router.stack) {
+    if (!layer.methods.includes('GET')) continue;
+    const path = templatePath(String(layer.path));
+    const operation = layer.stack.map(operationOf).find((o) => o !== undefined);
+    if (!operation) throw new Error(`${path} is not registered with its operation (routes/operation.ts)`);
+    const pathParameters = layer.paramNames.map(({ name }) => PATH_PARAMETERS[name as keyof typeof PATH_PARAMETERS]);
+    const parameters = [...pathParameters, ...operation.query].map(parameterObject);
+    const get = responses(operation, pathParameters.length > 0);
+    const common = { summary: operation.summary, ...(operation.description && { description: operation.description }), parameters };
+    paths[path] = {
+      get: { operationId: operationId('get', path), ...common, responses: get },
+      head: { operationId: operationId('head', path), ...common, responses: headResponses(get) },
+    };
+  }
+  const errorSchemas = Object.fromEntries(Object.entries(ERRORS).map(([status, { code }]) => [`Error${status}`, errorSchema(code)]));
+  const errorResponses = Object.fromEntries(
+    Object.entries(ERRORS).map(([status, { name, description }]) => [
+      name,
+      { description, ...(status === '503' && { headers: RETRY_AFTER }), content: json({ $ref: `#/components/schemas/Error${status}` }) },
+    ]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Registry Query Gateway', version: 'v1', description: INFO_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    paths,
+    components: { schemas: { Meta: META, ...SCHEMAS, ...errorSchemas }, responses: errorResponses },
+  };
+}
+
+export function openApiRoutes(router: AppRouter, _deps: RouteDeps): void {
+  // Written on first request, when every family has registered its routes; the router never changes after.
+  let document: Json | undefined;
+  const operation = {
+    summary: 'This document: OpenAPI 3.1',
+    query: [],
+    answer: { kind: 'bare', data: { type: 'object', required: ['openapi', 'info', 'paths'] } },
+    readsIndex: false,
+  } as const;
+  route(router, '/v1/openapi.json', operation, (ctx) => {
+    document ??= openApiDocument(router);
+    ctx.body = document;
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * How a GET route is registered: with its operation — summary, declared query parameters and
+ * what it answers — attached to the router layer, so the OpenAPI document (openapi.ts) is
+ * written from the router itself. The handler receives the query as those same declarations
+ * validated it (src/query/parameters.ts): a parameter cannot be accepted without being
+ * documented. Path parameters are declared once by name (`PATH_PARAMETERS`) and checked
+ * against their schema too; handlers keep reading them from `ctx.params`.
+ *
+ * The router answers HEAD for every GET route; what HEAD answers is the GET answer's headers.
+ */
+import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
+import { PATH_PARAMETERS } from '../query/params.ts';
+import { ApiError } from '../errors.ts';
+import type { AppContext, AppRouter } from './context.ts';
+import type { JsonSchema } from './records.ts';
+
+/** What a 200 carries. */
+export type Answer =
+  /** JSON in the envelope: one record (`one`) or a page of them with `nextCursor` (`list`). */
+  | { kind: 'one' | 'list'; data: JsonSchema; degraded?: boolean }
+  /** JSON outside the envelope (the OpenAPI document itself). */
+  | { kind: 'bare'; data: JsonSchema }
+  /** Prometheus text exposition. */
+  | { kind: 'metrics' }
+  /** A bundle file, with byte ranges and validators. */
+  | { kind: 'file' };
+
+export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyParameter[]> {
+  summary: string;
+  description?: string;
+  /** Query parameters, in validation order. */
+  query: Ps;
+  answer: Answer;
+  /** Fails with Elasticsearch, so it can answer 503 and 504 (default true). */
+  readsIndex?: boolean;
+  /** Answers 304 to a matching conditional GET (default: as `readsIndex`; see http/middleware/caching.ts). */
+  conditional?: boolean;
+  /** Answers 404 even without a path parameter (an operations document the bundle lacks). */
+  mayBeMissing?: boolean;
+}
+
+/** Key of the operation on the route's handler; openapi.ts reads it from the router stack. */
+export const OPERATION = Symbol('operation');
+
+export type Handler<Ps extends readonly AnyParameter[]> = (ctx: AppContext, query: Values<Ps>) => unknown;
+
+/** Checks each path parameter against its declaration; a route with an undeclared one cannot be registered. */
+function checkPath(ctx: AppContext): void {
+  for (const [name, value] of Object.entries(ctx.params as Record<string, string>)) {
+    const declared = PATH_PARAMETERS[name as keyof typeof PATH_PARAMETERS];
+    if (!conforms(declared.schema, value)) throw ApiError.badParameter(name, `${name} must be ${declared.expects}.`);
+  }
+}
+
+/** Registers `GET path` (and so HEAD) with its operation. */
+export function route<const Ps extends readonly AnyParameter[]>(router: AppRouter, path: string, operation: Operation<Ps>, handler: Handler<Ps>): void {
+  for (const [, name] of path.matchAll(/:(\w+)/g)) {
+    if (!(name! in PATH_PARAMETERS)) throw new Error(`${path}: path parameter "${name}" is not declared in PATH_PARAMETERS`);
+  }
+  const middleware = async (ctx: AppContext) => {
+    checkPath(ctx);
+    await handler(ctx, readQuery(ctx.query, operation.query));
+  };
+  router.get(path, Object.assign(middleware, { [OPERATION]: operation }));
+}
+
+/** The operation a router layer was registered with, if any. */
+export function operationOf(middleware: unknown): Operation | undefined {
+  return (middleware as { [OPERATION]?: Operation } | undefined)?.[OPERATION];
+}
+
+/** Router path → path template (`:id` → `{id}`), as the root document and the OpenAPI document write them. */
+export function templatePath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+/** Shorthands for answers. */
+export const one = (data: JsonSchema, options: { degraded?: boolean } = {}): Answer => ({ kind: 'one', data, ...options });
+export const list = (data: JsonSchema): Answer => ({ kind: 'list', data });
