@@ -10,24 +10,16 @@
  * `--load-only` stops after step 3 and `--no-load` skips steps 2-3: docker-compose runs the
  * two halves as its loader and gateway services.
  */
-import path from 'node:path';
-import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadConfig } from '../src/config.ts';
-import { createClient } from '../src/search/client.ts';
 import { serve } from '../src/server.ts';
-import { loadBundle } from '../loader/load-bundle.ts';
-import { createProgress } from '../loader/progress.ts';
-import { formatSummary } from '../loader/summary.ts';
 import { provideElasticsearch } from './elasticsearch.ts';
-
-/** Scale of the sample bundle `npm start` serves without BUNDLE_DIR. */
-export const SAMPLE_SCALE = 3;
+import { loadServedBundle } from './served-bundle.ts';
 
 const flags = new Set(process.argv.slice(2));
 const config = loadConfig();
 const write = (line: string) => console.error(line);
 const { url, origin } = await provideElasticsearch(config, write);
-if (!flags.has('--no-load')) await loadServedBundle();
+if (!flags.has('--no-load')) await loadServedBundle(config, url, write);
 if (!flags.has('--load-only')) {
   await serve(config, url, {
     note: `(Elasticsearch ${url})`,
@@ -36,20 +28,4 @@ if (!flags.has('--load-only')) {
       if (origin !== 'ES_URL') write(`Elasticsearch keeps running on ${url}; stop it with \`npm run elasticsearch -- stop\`.`);
     },
   });
-}
-
-async function loadServedBundle(): Promise<void> {
-  const bundleDir = config.bundleDir ?? (await ensureBundle(path.join(config.cacheDir, `sample-bundle-scale-${SAMPLE_SCALE}`), { scale: SAMPLE_SCALE }, write));
-
-  const client = createClient(url, 120_000);
-  const summary = await loadBundle(bundleDir, {
-    client,
-    prefix: config.indexPrefix,
-    dataDir: config.dataDir,
-    cycleStarts: config.cycleStarts,
-    currentCycle: config.currentCycle,
-    progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
-  });
-  write(formatSummary(summary));
-  await client.close();
 }

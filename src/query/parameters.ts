@@ -33,10 +33,10 @@ export interface ValueSchema {
 
 export interface Parameter<Name extends string = string, Value = unknown> {
   readonly name: Name;
-  readonly in: 'query' | 'path';
+  readonly in: 'query' | 'path' | 'header';
   readonly description: string;
   readonly schema: ValueSchema;
-  /** Path parameters always are; query parameters never are. */
+  /** Path parameters always are; query and header parameters never are. */
   readonly required: boolean;
   /** A valid value in words, completing "`<name>` must be …" in error messages. */
   readonly expects: string;
@@ -64,6 +64,11 @@ export function queryParameter<const Name extends string, Value = string>(name: 
 /** A path parameter (`:name` in a route): required, taken as the router decoded it. */
 export function pathParameter<const Name extends string>(name: Name, options: Omit<Options<string>, 'convert' | 'excludes'>): Parameter<Name, string> {
   return Object.freeze({ name, in: 'path', required: true, ...options, convert: (text: string) => text });
+}
+
+/** A request header a route reads (conditional and range requests): documented, taken as sent. */
+export function headerParameter<const Name extends string>(name: Name, options: Omit<Options<string>, 'convert' | 'excludes'>): Parameter<Name, string> {
+  return Object.freeze({ name, in: 'header', required: false, ...options, convert: (text: string) => text });
 }
 
 const patterns = new Map<string, RegExp>();

@@ -7,7 +7,7 @@
  * exactly `true` or `false`; `q` is at most 200 characters. Unknown `environment`, `type`
  * and filter values are data, not errors: they match nothing.
  */
-import { type Values, pathParameter, queryParameter } from './parameters.ts';
+import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
 import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
 
 export const DEFAULT_LIMIT = 50;
@@ -111,3 +111,23 @@ export const PATH_PARAMETERS = {
     expects: 'a bundle file name',
   }),
 } as const;
+
+/** Request headers of conditional GETs: the JSON reads (weak ETags) and the exports (strong ETags). */
+export const IF_NONE_MATCH = headerParameter('If-None-Match', { description: 'ETags the client holds: a match answers 304.', schema: { type: 'string' }, expects: 'entity tags' });
+
+/** Request headers the exports read besides `If-None-Match`. */
+export const EXPORT_HEADERS = [
+  IF_NONE_MATCH,
+  headerParameter('If-Modified-Since', { description: 'An HTTP date: not modified since then answers 304.', schema: { type: 'string' }, expects: 'an HTTP date' }),
+  headerParameter('Range', {
+    description: 'One byte range (`bytes=0-99`, `bytes=100-`, `bytes=-100`) of the bytes sent; a malformed or multiple range is ignored (the whole file).',
+    schema: { type: 'string', examples: ['bytes=0-99', 'bytes=-100'] },
+    expects: 'a byte range',
+  }),
+  headerParameter('If-Range', { description: 'The ETag the range must still match; otherwise the whole file is sent.', schema: { type: 'string' }, expects: 'an entity tag' }),
+  headerParameter('Accept-Encoding', {
+    description: 'A `.jsonl` published only gzipped is sent as gzip (`Content-Encoding: gzip`) to clients that accept it, else decompressed.',
+    schema: { type: 'string', examples: ['gzip', 'identity'] },
+    expects: 'content codings',
+  }),
+] as const;

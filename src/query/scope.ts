@@ -47,7 +47,8 @@ export const CYCLES = queryParameter('cycles', {
 
 export const CYCLE = queryParameter('cycle', {
   description: `One cycle: a cycle number, or \`current\`. ${DEFAULT_SCOPE_WORDS} Not together with \`cycles\`.`,
-  schema: { type: 'string', pattern: `^(?:${CYCLE_NUMBER}|${caseless('current')})$`, examples: ['6', 'current'] },
+  // No examples: tried together with those of `cycles`, every one would be a 400.
+  schema: { type: 'string', pattern: `^(?:${CYCLE_NUMBER}|${caseless('current')})$` },
   expects: 'a cycle number or current',
   convert: (text): CycleScope => (text.toLowerCase() === 'current' ? { kind: 'current' } : { kind: 'cycles', cycles: [Number(text)] }),
 });

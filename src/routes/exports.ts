@@ -26,6 +26,7 @@ import { parseRange } from '../http/range.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { route } from './operation.ts';
+import { EXPORT_HEADERS } from '../query/params.ts';
 
 /**
  * Every servable name (besides manifest.json) → the names the bundle may store that file
@@ -101,7 +102,7 @@ async function servedGeneration(search: SearchService): Promise<GenerationDoc> {
 }
 
 export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
-  const operation = { summary: "A file of the live generation's bundle", query: [], answer: { kind: 'file' } } as const;
+  const operation = { summary: "A file of the live generation's bundle", query: [], headers: EXPORT_HEADERS, answer: { kind: 'file' } } as const;
   route(router, '/v1/exports/:file', operation, async (ctx) => {
     const generation = await servedGeneration(deps.search);
     // For the request log (this route sets its own caching, so the cache middleware ignores it).

@@ -11,7 +11,7 @@
  */
 import type { ErrorCode } from '../errors.ts';
 import type { AnyParameter } from '../query/parameters.ts';
-import { PATH_PARAMETERS } from '../query/params.ts';
+import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/params.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { type Operation, operationOf, route, templatePath } from './operation.ts';
 import { type JsonSchema, SCHEMAS, ref } from './records.ts';
@@ -58,8 +58,9 @@ function errorSchema(code: ErrorCode): JsonSchema {
   return { type: 'object', properties: { error, meta: { $ref: '#/components/schemas/Meta' } }, required: ['error', 'meta'], additionalProperties: false };
 }
 
+/** `{data, meta}`; a page is `{data: [record…], meta, nextCursor?}`. */
 function envelope(data: JsonSchema, paged: boolean): JsonSchema {
-  const properties: Json = { data, meta: { $ref: '#/components/schemas/Meta' } };
+  const properties: Json = { data: paged ? { type: 'array', items: data } : data, meta: { $ref: '#/components/schemas/Meta' } };
   if (paged) properties.nextCursor = { type: 'string', description: 'Present when more rows follow: the `cursor` of the next page.' };
   return { type: 'object', properties, required: ['data', 'meta'], additionalProperties: false };
 }
@@ -92,11 +93,13 @@ function successes(operation: Operation): Json {
   }
 }
 
+const conditional = (operation: Operation) => operation.conditional ?? operation.readsIndex ?? true;
+
 /** Every status an operation can answer, as response objects. */
 function responses(operation: Operation, hasPathParameters: boolean): Json {
   const readsIndex = operation.readsIndex ?? true;
   const out: Json = successes(operation);
-  if (operation.conditional ?? readsIndex) out[304] = { description: 'Not modified: the conditional GET matched.' };
+  if (conditional(operation)) out[304] = { description: 'Not modified: the conditional GET matched.' };
   const errors = [400];
   if (hasPathParameters || operation.mayBeMissing) errors.push(404);
   if (operation.answer.kind === 'file') errors.push(416);
@@ -130,6 +133,32 @@ function operationId(method: string, path: string): string {
   return method + (words.length ? words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') : 'Root');
 }
 
+/** Path parameters a list row's `id` fills. */
+const ROW_ID_PARAMETERS = ['id', 'idOrSlug'];
+
+/**
+ * Links from each list to its next page, and to the routes under one of its rows
+ * (`/v1/killmails` → `/v1/killmails/{id}` and `/raw`; the first row's `id` fills the
+ * parameter). Clients, and the fuzzer's stateful phase, follow them to real cursors and records.
+ */
+function addLinks(paths: Json): void {
+  for (const [list, item] of Object.entries(paths) as [string, { get: Json }][]) {
+    const ok = (item.get.responses as Json)[200] as Json;
+    const data = ((ok.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+    if ((data?.properties as Json | undefined)?.nextCursor === undefined) continue;
+    // The next page: `cursor` is bound to the other parameters, so give the same ones with it.
+    const self = item.get.operationId as string;
+    const links: Json = { [`${self}NextPage`]: { operationId: self, parameters: { cursor: '$response.body#/nextCursor' }, description: 'The next page.' } };
+    for (const [target, targetItem] of Object.entries(paths) as [string, { get: Json }][]) {
+      const match = target.startsWith(`${list}/{`) ? /^\{(\w+)\}/.exec(target.slice(list.length + 1)) : null;
+      if (!match || !ROW_ID_PARAMETERS.includes(match[1]!)) continue;
+      const operationId = targetItem.get.operationId as string;
+      links[operationId] = { operationId, parameters: { [match[1]!]: '$response.body#/data/0/id' }, description: `The first row's \`${target}\`.` };
+    }
+    ok.links = links;
+  }
+}
+
 /** The OpenAPI 3.1 document of every route on the router. */
 export function openApiDocument(router: AppRouter): Json {
   const paths: Json = {};
@@ -139,7 +168,8 @@ export function openApiDocument(router: AppRouter): Json {
     const operation = layer.stack.map(operationOf).find((o) => o !== undefined);
     if (!operation) throw new Error(`${path} is not registered with its operation (routes/operation.ts)`);
     const pathParameters = layer.paramNames.map(({ name }) => PATH_PARAMETERS[name as keyof typeof PATH_PARAMETERS]);
-    const parameters = [...pathParameters, ...operation.query].map(parameterObject);
+    const headers = operation.headers ?? (conditional(operation) ? [IF_NONE_MATCH] : []);
+    const parameters = [...pathParameters, ...operation.query, ...headers].map(parameterObject);
     const get = responses(operation, pathParameters.length > 0);
     const common = { summary: operation.summary, ...(operation.description && { description: operation.description }), parameters };
     paths[path] = {
@@ -147,6 +177,7 @@ export function openApiDocument(router: AppRouter): Json {
       head: { operationId: operationId('head', path), ...common, responses: headResponses(get) },
     };
   }
+  addLinks(paths);
   const errorSchemas = Object.fromEntries(Object.entries(ERRORS).map(([status, { code }]) => [`Error${status}`, errorSchema(code)]));
   const errorResponses = Object.fromEntries(
     Object.entries(ERRORS).map(([status, { name, description }]) => [

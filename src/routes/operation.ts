@@ -30,6 +30,8 @@ export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyPara
   description?: string;
   /** Query parameters, in validation order. */
   query: Ps;
+  /** Request headers the route reads (documented; default: `If-None-Match` on conditional routes). */
+  headers?: readonly AnyParameter[];
   answer: Answer;
   /** Fails with Elasticsearch, so it can answer 503 and 504 (default true). */
   readsIndex?: boolean;

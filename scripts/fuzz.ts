@@ -1,0 +1,170 @@
+/**
+ * `npm run fuzz [-- --examples N] [--seed S] [--min-requests N]`: property-based fuzzing of the
+ * whole API with schemathesis, driven by the gateway's own `/v1/openapi.json`.
+ *
+ * 1. Elasticsearch as everywhere (scripts/elasticsearch.ts); the sample bundle loaded under its
+ *    own index prefix (`fuzz`); the gateway started on a free loopback port.
+ * 2. schemathesis (pinned below) in a virtualenv under `.cache/`, installed with pip when missing.
+ * 3. `schemathesis run` with the checks: no 5xx, status codes, content types and bodies as
+ *    documented; valid and invalid inputs (`--mode all`); a fixed seed, so a run is repeatable.
+ * 4. Prints the counts: requests the gateway answered (its own request metrics, so schemathesis'
+ *    retries and shrinking are counted too), how many were 5xx, schemathesis' test cases and
+ *    check failures, and the duration. Exits non-zero on any 5xx, any failed check, or fewer
+ *    requests than `--min-requests`.
+ *
+ * Does not: stop an Elasticsearch it did not start, or touch other index prefixes.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
+import { provideElasticsearch, stopElasticsearch } from './elasticsearch.ts';
+import { loadServedBundle } from './served-bundle.ts';
+
+/** The schemathesis release this project is fuzzed with (PyPI). */
+export const SCHEMATHESIS_VERSION = '4.32.5';
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
+
+const { values: args } = parseArgs({
+  options: {
+    examples: { type: 'string', default: '100' },
+    seed: { type: 'string', default: '1' },
+    'min-requests': { type: 'string', default: '0' },
+    workers: { type: 'string', default: '4' },
+  },
+});
+
+const log = (line: string) => console.error(`[fuzz] ${line}`);
+const config = loadConfig({ ...process.env, INDEX_PREFIX: 'fuzz', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATA_DIR: path.join('.cache', 'fuzz-data') });
+const venv = path.join(config.cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}`);
+const reportDir = path.join(config.cacheDir, 'fuzz-report');
+
+/** The schemathesis executable, installed into the project's virtualenv first when missing. */
+function schemathesis(): string {
+  const bin = path.join(venv, 'bin', 'schemathesis');
+  if (existsSync(bin)) return bin;
+  log(`installing schemathesis ${SCHEMATHESIS_VERSION} into ${venv}`);
+  const python = process.env.PYTHON ?? 'python3';
+  for (const [command, commandArgs] of [
+    [python, ['-m', 'venv', venv]],
+    [path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]],
+  ] as const) {
+    const result = spawnSync(command, commandArgs, { stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed (needs Python >= 3.10 with venv and pip)`);
+  }
+  return bin;
+}
+
+/** Requests the gateway answered so far, by status, from its own request-duration histogram. */
+async function answered(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts = new Map<string, number>();
+  const line = new RegExp(`^${config.metricsPrefix}_http_request_duration_seconds_count\\{(.*)\\} (\\d+)$`);
+  for (const row of text.split('\n')) {
+    const match = line.exec(row);
+    const status = match && /status="(\d+)"/.exec(match[1]!)?.[1];
+    if (status) counts.set(status, (counts.get(status) ?? 0) + Number(match[2]));
+  }
+  return counts;
+}
+
+function run(command: string, commandArgs: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+/** Test cases and failed checks (all, and distinct operation + check) from schemathesis' NDJSON event stream. */
+async function schemathesisCounts(file: string): Promise<{ cases: number; failures: number; distinctFailures: string[] }> {
+  type Recorder = { label: string; cases?: Record<string, unknown>; checks?: Record<string, { name: string; status: string }[]> };
+  let cases = 0;
+  let failures = 0;
+  const distinct = new Set<string>();
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (!line.startsWith('{"ScenarioFinished"')) continue;
+    const recorder = (JSON.parse(line) as { ScenarioFinished: { recorder: Recorder } }).ScenarioFinished.recorder;
+    cases += Object.keys(recorder.cases ?? {}).length;
+    for (const checks of Object.values(recorder.checks ?? {})) {
+      for (const check of checks.filter((c) => c.status === 'failure')) {
+        failures += 1;
+        distinct.add(`${recorder.label}: ${check.name}`);
+      }
+    }
+  }
+  return { cases, failures, distinctFailures: [...distinct].sort() };
+}
+
+const started = performance.now();
+const es = await provideElasticsearch(config, log);
+let exitCode = 1;
+try {
+  await loadServedBundle(config, es.url, log);
+  const binary = schemathesis();
+  const gateway = await startServer(config, es.url);
+  try {
+    const before = await answered(gateway.url);
+    await rm(reportDir, { recursive: true, force: true });
+    const ndjson = path.join(reportDir, 'events.ndjson');
+    const commandArgs = [
+      'run',
+      `${gateway.url}/v1/openapi.json`,
+      '--checks',
+      CHECKS.join(','),
+      '--mode',
+      'all',
+      '--phases',
+      'examples,coverage,fuzzing,stateful',
+      '--max-examples',
+      args.examples,
+      '--seed',
+      args.seed,
+      '--workers',
+      args.workers,
+      '--generation-database',
+      'none',
+      '--suppress-health-check',
+      'too_slow',
+      '--report',
+      'ndjson',
+      '--report-ndjson-path',
+      ndjson,
+      '--no-color',
+    ];
+    log(`schemathesis ${commandArgs.join(' ')}`);
+    const fuzzStarted = performance.now();
+    const status = await run(binary, commandArgs);
+    const fuzzSeconds = (performance.now() - fuzzStarted) / 1000;
+    const after = await answered(gateway.url);
+    const delta = [...after].map(([s, n]) => [s, n - (before.get(s) ?? 0)] as const).filter(([, n]) => n > 0);
+    const requests = delta.reduce((sum, [, n]) => sum + n, 0);
+    const serverErrors = delta.filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
+    const { cases, failures, distinctFailures } = await schemathesisCounts(ndjson);
+    const summary = {
+      schemathesis: SCHEMATHESIS_VERSION,
+      checks: CHECKS,
+      requests,
+      byStatus: Object.fromEntries(delta.sort()),
+      serverErrors,
+      testCases: cases,
+      failedChecks: failures,
+      distinctFailures,
+      schemathesisExit: status,
+      fuzzSeconds: Math.round(fuzzSeconds),
+      totalSeconds: Math.round((performance.now() - started) / 1000),
+    };
+    console.log(JSON.stringify(summary, null, 2));
+    const minRequests = Number(args['min-requests']);
+    if (requests < minRequests) log(`only ${requests} requests, fewer than --min-requests ${minRequests}`);
+    exitCode = status === 0 && serverErrors === 0 && failures === 0 && requests >= minRequests ? 0 : 1;
+  } finally {
+    await gateway.close();
+  }
+} finally {
+  if (es.origin === 'started') await stopElasticsearch(config, log);
+}
+process.exitCode = exitCode;

@@ -1,0 +1,138 @@
+/**
+ * The OpenAPI document as `/v1/openapi.json` serves it, without Elasticsearch (the document is
+ * written from the router alone): valid OpenAPI 3.1 for a maintained validator, one path per
+ * route with GET and HEAD, and the errors each kind of route can answer.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createApp, createRouter } from '../../src/http/app.ts';
+import { createMeta } from '../../src/http/envelope.ts';
+import { createMetrics } from '../../src/http/metrics.ts';
+import type { RouteDeps } from '../../src/routes/context.ts';
+import { advertisedRoutes } from '../../src/routes/service.ts';
+import { createClient } from '../../src/search/client.ts';
+import { createSearchService } from '../../src/search/search-service.ts';
+
+type Json = Record<string, any>;
+
+// Nothing listens on port 9: the document must not need Elasticsearch.
+const client = createClient('http://127.0.0.1:9', 1000);
+const deps: RouteDeps = {
+  config: loadConfig({ LOG_LEVEL: 'silent' }),
+  search: createSearchService({ client, prefix: 'openapi-unit' }),
+  meta: createMeta('test-registry'),
+  metrics: createMetrics('openapi_unit', [], async () => ({})),
+  logger: pino({ level: 'silent' }),
+};
+
+let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let base: string;
+let doc: Json;
+let contentType: string | null;
+
+beforeAll(async () => {
+  server = createApp(deps).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const response = await fetch(`${base}/v1/openapi.json`);
+  expect(response.status).toBe(200);
+  contentType = response.headers.get('content-type');
+  doc = await response.json();
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await client.close();
+});
+
+const operations = () => Object.entries(doc.paths as Json).map(([path, item]) => ({ path, get: item.get as Json, head: item.head as Json }));
+
+describe('/v1/openapi.json', () => {
+  it('is JSON outside the envelope', () => {
+    expect(contentType).toMatch(/^application\/json/);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.data).toBeUndefined();
+  });
+
+  it('is valid OpenAPI 3.1 (swagger-parser), and the validator does reject a broken document', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as any)).resolves.toBeTruthy();
+    const broken = structuredClone(doc);
+    broken.paths['/v1/killmails'].get.parameters[0].in = 'body';
+    await expect(SwaggerParser.validate(broken as any)).rejects.toThrow();
+    const badRef = structuredClone(doc);
+    badRef.paths['/v1/killmails'].get.responses[200].content['application/json'].schema.properties.data.items = { $ref: '#/components/schemas/Nope' };
+    await expect(SwaggerParser.validate(badRef as any)).rejects.toThrow();
+  });
+
+  it('has one path per route of the router, each with GET and HEAD and unique operation ids', () => {
+    const routed = createRouter(deps).stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
+    expect(Object.keys(doc.paths).sort()).toEqual([...new Set(routed)].sort());
+    const ids = operations().flatMap(({ get, head }) => [get.operationId, head.operationId]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { path, get, head } of operations()) {
+      expect(get, path).toBeDefined();
+      expect(head.parameters, path).toEqual(get.parameters);
+      expect(Object.keys(head.responses), path).toEqual(Object.keys(get.responses));
+      // HEAD answers carry no body.
+      for (const response of Object.values(head.responses as Json)) expect(response.content, path).toBeUndefined();
+    }
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(advertisedRoutes(createRouter(deps))));
+  });
+
+  it('declares every path parameter of a path as required, and nothing else in the path', () => {
+    for (const { path, get } of operations()) {
+      const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const declared = get.parameters.filter((p: Json) => p.in === 'path');
+      expect(declared.map((p: Json) => p.name), path).toEqual(inPath);
+      for (const p of declared) expect(p.required, `${path} ${p.name}`).toBe(true);
+    }
+  });
+
+  it('documents the errors each route can answer', () => {
+    for (const { path, get } of operations()) {
+      const statuses = Object.keys(get.responses);
+      expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '500']));
+      expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/'));
+      expect(statuses.includes('416'), path).toBe(path === '/v1/exports/{file}');
+      const noIndex = ['/v1/health', '/v1', '/', '/metrics', '/v1/metrics', '/v1/openapi.json'].includes(path);
+      expect(statuses.includes('503'), path).toBe(!noIndex);
+      expect(statuses.includes('504'), path).toBe(!noIndex);
+    }
+  });
+
+  it('gives every error status the one error shape with its code', () => {
+    const codes: Record<string, string> = { 400: 'bad_request', 404: 'not_found', 416: 'bad_request', 500: 'internal_error', 503: 'unavailable', 504: 'timeout' };
+    const { get } = operations().find((o) => o.path === '/v1/exports/{file}')!;
+    for (const [status, code] of Object.entries(codes)) {
+      const response = doc.components.responses[get.responses[status].$ref.split('/').pop()];
+      const schema = doc.components.schemas[response.content['application/json'].schema.$ref.split('/').pop()];
+      expect(schema.required).toEqual(['error', 'meta']);
+      expect(schema.properties.error.properties.code).toEqual({ const: code });
+    }
+  });
+
+  it('documents lists as pages with nextCursor, and records as open objects', () => {
+    const killmails = doc.paths['/v1/killmails'].get.responses[200].content['application/json'].schema;
+    expect(killmails.properties.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Killmail' } });
+    expect(killmails.properties.nextCursor).toBeDefined();
+    expect(killmails.required).toEqual(['data', 'meta']);
+    const detail = doc.paths['/v1/killmails/{id}'].get.responses[200].content['application/json'].schema;
+    expect(detail.properties.nextCursor).toBeUndefined();
+    for (const name of ['Entity', 'Fact', 'Killmail', 'Event', 'Source', 'CurrentEntity']) {
+      expect(doc.components.schemas[name].additionalProperties, name).toBeUndefined();
+    }
+    // A fact's value is any JSON.
+    expect(doc.components.schemas.Fact.properties.value.type).toBeUndefined();
+  });
+
+  it('lists the query parameters each list route validates', () => {
+    const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
+    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'system', 'victim', 'killer', 'reporter', 'npc']);
+    expect(names('/v1/characters')).toContain('profile');
+    expect(names('/v1/systems')).not.toContain('profile');
+    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor']);
+    expect(names('/v1/health')).toEqual([]);
+  });
+});
