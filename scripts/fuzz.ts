@@ -4,7 +4,8 @@
  *
  * 1. Elasticsearch as everywhere (scripts/elasticsearch.ts); the sample bundle loaded under its
  *    own index prefix (`fuzz`); the gateway started on a free loopback port.
- * 2. schemathesis (pinned below) in a virtualenv under `.cache/`, installed with pip when missing.
+ * 2. schemathesis (pinned in scripts/fuzz-requirements.txt) in a virtualenv under `.cache/`,
+ *    installed with pip when missing.
  * 3. `schemathesis run` with the checks: no 5xx, status codes, content types and bodies as
  *    documented; valid and invalid inputs (`--mode all`); a fixed seed, so a run is repeatable.
  * 4. Prints the counts: requests the gateway answered (its own request metrics, so schemathesis'
@@ -15,7 +16,8 @@
  * Does not: stop an Elasticsearch it did not start, or touch other index prefixes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,22 +26,25 @@ import { startServer } from '../src/server.ts';
 import { provideElasticsearch, stopElasticsearch } from './elasticsearch.ts';
 import { loadServedBundle } from './served-bundle.ts';
 
-/** The schemathesis release this project is fuzzed with (PyPI). */
-export const SCHEMATHESIS_VERSION = '4.32.5';
+/** schemathesis and its dependencies, pinned (pip freeze): a run today generates what a run next year does. */
+const REQUIREMENTS = path.join(import.meta.dirname, 'fuzz-requirements.txt');
+const requirements = readFileSync(REQUIREMENTS, 'utf8');
+const SCHEMATHESIS_VERSION = /^schemathesis==(\S+)$/m.exec(requirements)![1]!;
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 
 const { values: args } = parseArgs({
   options: {
     examples: { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
-    'min-requests': { type: 'string', default: '0' },
+    'min-requests': { type: 'string', default: '10000' },
     workers: { type: 'string', default: '4' },
   },
 });
 
 const log = (line: string) => console.error(`[fuzz] ${line}`);
-const config = loadConfig({ ...process.env, INDEX_PREFIX: 'fuzz', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATA_DIR: path.join('.cache', 'fuzz-data') });
-const venv = path.join(config.cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}`);
+const config = loadConfig({ ...process.env, INDEX_PREFIX: 'fuzz', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATA_DIR: path.join(process.env.CACHE_DIR ?? '.cache', 'fuzz-data') });
+// Keyed on the pins: a changed requirements file gets a fresh virtualenv.
+const venv = path.join(config.cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}-${createHash('sha256').update(requirements).digest('hex').slice(0, 8)}`);
 const reportDir = path.join(config.cacheDir, 'fuzz-report');
 
 /** The schemathesis executable, installed into the project's virtualenv first when missing. */
@@ -50,10 +55,10 @@ function schemathesis(): string {
   const python = process.env.PYTHON ?? 'python3';
   for (const [command, commandArgs] of [
     [python, ['-m', 'venv', venv]],
-    [path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`]],
+    [path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '--requirement', REQUIREMENTS]],
   ] as const) {
     const result = spawnSync(command, commandArgs, { stdio: 'inherit' });
-    if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed (needs Python >= 3.10 with venv and pip)`);
+    if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed (needs Python 3 with venv and pip; PYTHON names the interpreter)`);
   }
   return bin;
 }

@@ -39,7 +39,7 @@ beforeAll(async () => {
   const response = await fetch(`${base}/v1/openapi.json`);
   expect(response.status).toBe(200);
   contentType = response.headers.get('content-type');
-  doc = await response.json();
+  doc = (await response.json()) as Json;
 });
 
 afterAll(async () => {
