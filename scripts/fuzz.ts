@@ -18,7 +18,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
@@ -76,9 +76,9 @@ async function answered(url: string): Promise<Map<string, number>> {
   return counts;
 }
 
-function run(command: string, commandArgs: string[]): Promise<number> {
+function run(command: string, commandArgs: string[], cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(command, commandArgs, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', reject);
     child.once('exit', (code) => resolve(code ?? 1));
   });
@@ -114,6 +114,7 @@ try {
   try {
     const before = await answered(gateway.url);
     await rm(reportDir, { recursive: true, force: true });
+    await mkdir(reportDir, { recursive: true });
     const ndjson = path.join(reportDir, 'events.ndjson');
     const commandArgs = [
       'run',
@@ -142,7 +143,8 @@ try {
     ];
     log(`schemathesis ${commandArgs.join(' ')}`);
     const fuzzStarted = performance.now();
-    const status = await run(binary, commandArgs);
+    // Run inside the report directory: schemathesis keeps its crash cache (`.schemathesis/`) in the working directory.
+    const status = await run(binary, commandArgs, reportDir);
     const fuzzSeconds = (performance.now() - fuzzStarted) / 1000;
     const after = await answered(gateway.url);
     const delta = [...after].map(([s, n]) => [s, n - (before.get(s) ?? 0)] as const).filter(([, n]) => n > 0);
