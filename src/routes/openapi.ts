@@ -23,13 +23,14 @@ const INFO_DESCRIPTION = [
   '',
   'JSON answers are `{data, meta, nextCursor?}`; a list with more rows has `nextCursor`: pass it back as `cursor`, with the same other parameters. Errors are `{error: {code, message, details?}, meta}`; a bad parameter is named in `details.parameter`.',
   '',
-  'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD; OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`.',
+  'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD; OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`. Requests the HTTP parser refuses get the same error shape: 400 (not valid HTTP), 408 (not received in time), 431 (headers over 16 KB).',
 ].join('\n');
 
 const ERRORS: Record<number, { code: ErrorCode; name: string; description: string }> = {
   400: { code: 'bad_request', name: 'BadRequest', description: 'A parameter is unknown, repeated or invalid (`details.parameter` names it).' },
   404: { code: 'not_found', name: 'NotFound', description: 'No such record, file or document.' },
   416: { code: 'bad_request', name: 'RangeNotSatisfiable', description: 'The `Range` starts past the end of the file (`details.size` is its size).' },
+  431: { code: 'bad_request', name: 'HeadersTooLarge', description: "The request line and headers exceed Node's 16 KB (answered before routing)." },
   500: { code: 'internal_error', name: 'InternalError', description: 'An unexpected failure (never an Elasticsearch text).' },
   503: { code: 'unavailable', name: 'Unavailable', description: 'Elasticsearch is unreachable or no bundle is loaded; retry after `Retry-After` seconds.' },
   504: { code: 'timeout', name: 'Timeout', description: 'Elasticsearch did not answer in time.' },
@@ -103,7 +104,7 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
   const errors = [400];
   if (hasPathParameters || operation.mayBeMissing) errors.push(404);
   if (operation.answer.kind === 'file') errors.push(416);
-  errors.push(500);
+  errors.push(431, 500);
   if (readsIndex) errors.push(503, 504);
   for (const status of errors) out[status] = { $ref: `#/components/responses/${ERRORS[status]!.name}` };
   if (operation.answer.kind === 'one' && operation.answer.degraded) {

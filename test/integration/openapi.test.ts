@@ -185,6 +185,9 @@ describe('OpenAPI conformance: answers are as documented', () => {
       expect(res.status, query).toBe(400);
       conforms(template!, 'get', res);
     }
+    const huge = await gw.get('/v1/entities', { headers: { 'X-Padding': 'x'.repeat(20_000) } });
+    expect(huge.status).toBe(431);
+    conforms('/v1/entities', 'get', huge);
     const range = await gw.get('/v1/exports/manifest.json', { headers: { Range: 'bytes=999999999-' } });
     expect(range.status).toBe(416);
     conforms('/v1/exports/{file}', 'get', range);

@@ -93,7 +93,7 @@ describe('/v1/openapi.json', () => {
   it('documents the errors each route can answer', () => {
     for (const { path, get } of operations()) {
       const statuses = Object.keys(get.responses);
-      expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '500']));
+      expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '431', '500']));
       expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/'));
       expect(statuses.includes('416'), path).toBe(path === '/v1/exports/{file}');
       const noIndex = ['/v1/health', '/v1', '/', '/metrics', '/v1/metrics', '/v1/openapi.json'].includes(path);
@@ -103,7 +103,7 @@ describe('/v1/openapi.json', () => {
   });
 
   it('gives every error status the one error shape with its code', () => {
-    const codes: Record<string, string> = { 400: 'bad_request', 404: 'not_found', 416: 'bad_request', 500: 'internal_error', 503: 'unavailable', 504: 'timeout' };
+    const codes: Record<string, string> = { 400: 'bad_request', 404: 'not_found', 416: 'bad_request', 431: 'bad_request', 500: 'internal_error', 503: 'unavailable', 504: 'timeout' };
     const { get } = operations().find((o) => o.path === '/v1/exports/{file}')!;
     for (const [status, code] of Object.entries(codes)) {
       const response = doc.components.responses[get.responses[status].$ref.split('/').pop()];
