@@ -23,10 +23,10 @@ import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
+import { EXPORT_HEADERS } from '../query/params.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { route } from './operation.ts';
-import { EXPORT_HEADERS } from '../query/params.ts';
 
 /**
  * Every servable name (besides manifest.json) → the names the bundle may store that file

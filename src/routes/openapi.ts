@@ -88,7 +88,7 @@ function successes(operation: Operation): Json {
       };
       return {
         200: { description: 'The file (gzip-encoded `.jsonl` only to clients that accept gzip).', headers, content },
-        206: { description: 'One byte range of the file (`Range`).', headers: { ...headers, 'Content-Range': { schema: { type: 'string' } } }, content },
+        206: { description: 'One byte range of the file (`Range`).', headers: { ...headers, 'Content-Range': { description: '`bytes <first>-<last>/<size>`.', schema: { type: 'string' } } }, content },
       };
     }
   }
@@ -147,7 +147,7 @@ function addLinks(paths: Json): void {
     const ok = (item.get.responses as Json)[200] as Json;
     const data = ((ok.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
     if ((data?.properties as Json | undefined)?.nextCursor === undefined) continue;
-    // The next page: `cursor` is bound to the other parameters, so give the same ones with it.
+    // The next page (`cursor` is bound to the other parameters: the same ones go with it).
     const self = item.get.operationId as string;
     const links: Json = { [`${self}NextPage`]: { operationId: self, parameters: { cursor: '$response.body#/nextCursor' }, description: 'The next page.' } };
     for (const [target, targetItem] of Object.entries(paths) as [string, { get: Json }][]) {
