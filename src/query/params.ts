@@ -120,7 +120,8 @@ export const EXPORT_HEADERS = [
   IF_NONE_MATCH,
   headerParameter('If-Modified-Since', { description: 'An HTTP date: not modified since then answers 304.', schema: { type: 'string' }, expects: 'an HTTP date' }),
   headerParameter('Range', {
-    description: 'One byte range (`bytes=0-99`, `bytes=100-`, `bytes=-100`) of the bytes sent; a malformed or multiple range is ignored (the whole file).',
+    description:
+      'One byte range (`bytes=0-99`, `bytes=100-`, `bytes=-100`) of a file sent as stored; ignored (the whole file) when malformed or multiple, and for a `.jsonl` sent gzip-encoded or decompressed.',
     schema: { type: 'string', examples: ['bytes=0-99', 'bytes=-100'] },
     expects: 'a byte range',
   }),

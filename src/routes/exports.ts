@@ -9,7 +9,8 @@
  *   `Content-Encoding: gzip` to clients that accept gzip, and decompressed for the others
  *   (the reference sent gzip whatever the client said).
  * - Strong `ETag` from the manifest's sha256, `Last-Modified` = the bundle's `generatedAt`,
- *   304 on `If-None-Match`/`If-Modified-Since`, single byte ranges (206/416), HEAD.
+ *   304 on `If-None-Match`/`If-Modified-Since`, single byte ranges (206/416) of files sent as
+ *   stored (a `.jsonl` sent gzip-encoded or decompressed is sent whole), HEAD.
  * - While Elasticsearch cannot be reached, the files of the last live generation this gateway
  *   read keep being served: they are on local disk and never change. (Only the live lookup
  *   needs ES; the JSON routes answer 503 meanwhile.)
@@ -118,11 +119,14 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
       return;
     }
 
-    // Byte ranges of what is stored; a stream decoded on the way out is always sent whole.
-    let range = found.decode ? undefined : parseRange(ctx.get('Range') || undefined, found.size);
+    // Byte ranges of a file sent as stored. A `.jsonl` sent gzip-encoded or decoded is always sent
+    // whole: a slice of a gzip stream labelled `Content-Encoding: gzip` is one no client can decode
+    // (found by the fuzzer); the `.jsonl.gz` twin serves ranges of the compressed bytes.
+    const ranged = !found.decode && !found.encoding;
+    let range = ranged ? parseRange(ctx.get('Range') || undefined, found.size) : undefined;
     const ifRange = ctx.get('If-Range');
     if (ifRange && ifRange !== found.etag) range = undefined;
-    if (!found.decode) ctx.set('Accept-Ranges', 'bytes');
+    if (ranged) ctx.set('Accept-Ranges', 'bytes');
     if (range === 'unsatisfiable') {
       throw new ApiError('bad_request', 'The requested range is outside the file.', 416, { parameter: 'Range', size: found.size }, { 'Content-Range': `bytes */${found.size}` });
     }

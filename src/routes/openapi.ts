@@ -88,7 +88,7 @@ function successes(operation: Operation): Json {
       };
       return {
         200: { description: 'The file (gzip-encoded `.jsonl` only to clients that accept gzip).', headers, content },
-        206: { description: 'One byte range of the file (`Range`).', headers: { ...headers, 'Content-Range': { description: '`bytes <first>-<last>/<size>`.', schema: { type: 'string' } } }, content },
+        206: { description: 'One byte range of a file sent as stored (`Range`).', headers: { ...headers, 'Content-Range': { description: '`bytes <first>-<last>/<size>`.', schema: { type: 'string' } } }, content },
       };
     }
   }

@@ -78,6 +78,23 @@ describe('/v1/exports', () => {
     expect(JSON.parse(noTwin.body.toString()).error.message).toBe('Export object not found.');
   });
 
+  it('sends a gzip-encoded file whole even when a range is asked (a slice of gzip cannot be decoded); its twin has ranges', async () => {
+    const file = gzOnly()[0]!;
+    const stored = await readFile(path.join(gw.bundleDir, `${file.path}.gz`));
+    const encoded = await raw(`/v1/exports/${file.path}`, { 'Accept-Encoding': 'gzip', Range: 'bytes=10-99' });
+    expect(encoded.status).toBe(200);
+    expect(encoded.headers['content-encoding']).toBe('gzip');
+    expect(encoded.headers['accept-ranges']).toBeUndefined();
+    expect(sha256(gunzipSync(encoded.body))).toBe(file.sha256);
+    // A client that decodes as it reads (fetch) gets the whole file.
+    const fetched = await fetch(`${gw.url}/v1/exports/${file.path}`, { headers: { Range: 'bytes=10-99' } });
+    expect(fetched.status).toBe(200);
+    expect(sha256(Buffer.from(await fetched.arrayBuffer()))).toBe(file.sha256);
+    const twin = await raw(`/v1/exports/${file.path}.gz`, { Range: 'bytes=10-99' });
+    expect(twin.status).toBe(206);
+    expect(twin.body.equals(stored.subarray(10, 100))).toBe(true);
+  });
+
   it('answers 304 to a matching If-None-Match or an unchanged If-Modified-Since', async () => {
     const file = manifest.files[0]!;
     const first = await raw(`/v1/exports/${file.path}`);
