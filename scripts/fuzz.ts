@@ -9,9 +9,9 @@
  * 3. `schemathesis run` with the checks: no 5xx, status codes, content types and bodies as
  *    documented; valid and invalid inputs (`--mode all`); a fixed seed, so a run is repeatable.
  * 4. Prints the counts: requests the gateway answered (its own request metrics, so schemathesis'
- *    retries and shrinking are counted too), how many were 5xx, schemathesis' test cases and
- *    check failures, and the duration. Exits non-zero on any 5xx, any failed check, or fewer
- *    requests than `--min-requests`.
+ *    retries and shrinking are counted too), how many were 5xx, schemathesis' test cases, check
+ *    failures and errors (answers it could not check at all), and the duration. Exits non-zero
+ *    on any 5xx, failed check or error, or fewer requests than `--min-requests` (10,000).
  *
  * Does not: stop an Elasticsearch it did not start, or touch other index prefixes.
  */
@@ -84,13 +84,21 @@ function run(command: string, commandArgs: string[], cwd: string): Promise<numbe
   });
 }
 
-/** Test cases and failed checks (all, and distinct operation + check) from schemathesis' NDJSON event stream. */
-async function schemathesisCounts(file: string): Promise<{ cases: number; failures: number; distinctFailures: string[] }> {
+/**
+ * From schemathesis' NDJSON event stream: test cases, failed checks (all, and distinct
+ * operation + check), and errors (answers it could not even check, e.g. an undecodable body).
+ */
+async function schemathesisCounts(file: string): Promise<{ cases: number; failures: number; distinctFailures: string[]; errors: string[] }> {
   type Recorder = { label: string; cases?: Record<string, unknown>; checks?: Record<string, { name: string; status: string }[]> };
   let cases = 0;
   let failures = 0;
   const distinct = new Set<string>();
+  const errors: string[] = [];
   for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (line.startsWith('{"NonFatalError"')) {
+      const { label, value } = (JSON.parse(line) as { NonFatalError: { label: string; value: { type: string; message: string } } }).NonFatalError;
+      errors.push(`${label}: ${value.type}: ${value.message}`);
+    }
     if (!line.startsWith('{"ScenarioFinished"')) continue;
     const recorder = (JSON.parse(line) as { ScenarioFinished: { recorder: Recorder } }).ScenarioFinished.recorder;
     cases += Object.keys(recorder.cases ?? {}).length;
@@ -101,7 +109,7 @@ async function schemathesisCounts(file: string): Promise<{ cases: number; failur
       }
     }
   }
-  return { cases, failures, distinctFailures: [...distinct].sort() };
+  return { cases, failures, distinctFailures: [...distinct].sort(), errors };
 }
 
 const started = performance.now();
@@ -150,7 +158,7 @@ try {
     const delta = [...after].map(([s, n]) => [s, n - (before.get(s) ?? 0)] as const).filter(([, n]) => n > 0);
     const requests = delta.reduce((sum, [, n]) => sum + n, 0);
     const serverErrors = delta.filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
-    const { cases, failures, distinctFailures } = await schemathesisCounts(ndjson);
+    const { cases, failures, distinctFailures, errors } = await schemathesisCounts(ndjson);
     const summary = {
       schemathesis: SCHEMATHESIS_VERSION,
       checks: CHECKS,
@@ -160,6 +168,7 @@ try {
       testCases: cases,
       failedChecks: failures,
       distinctFailures,
+      errors,
       schemathesisExit: status,
       fuzzSeconds: Math.round(fuzzSeconds),
       totalSeconds: Math.round((performance.now() - started) / 1000),
@@ -167,7 +176,7 @@ try {
     console.log(JSON.stringify(summary, null, 2));
     const minRequests = Number(args['min-requests']);
     if (requests < minRequests) log(`only ${requests} requests, fewer than --min-requests ${minRequests}`);
-    exitCode = status === 0 && serverErrors === 0 && failures === 0 && requests >= minRequests ? 0 : 1;
+    exitCode = status === 0 && serverErrors === 0 && failures === 0 && errors.length === 0 && requests >= minRequests ? 0 : 1;
   } finally {
     await gateway.close();
   }
