@@ -14,6 +14,7 @@
  */
 import { ApiError } from '../errors.ts';
 
+/** The query as Koa parses it: a repeated name gives an array. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
 /** JSON Schema of a parameter value, as OpenAPI 3.1 prints it: the keywords the gateway checks. */
@@ -31,6 +32,7 @@ export interface ValueSchema {
   readonly examples?: readonly string[];
 }
 
+/** One declared parameter: what the edge validates and the OpenAPI document prints. */
 export interface Parameter<Name extends string = string, Value = unknown> {
   readonly name: Name;
   readonly in: 'query' | 'path' | 'header';
@@ -46,6 +48,7 @@ export interface Parameter<Name extends string = string, Value = unknown> {
   readonly convert: (text: string) => Value;
 }
 
+/** A parameter of any name and value (lists of declarations). */
 export type AnyParameter = Parameter<string, unknown>;
 
 /** What a handler receives: each declared query parameter's converted value, undefined when absent. */

@@ -95,6 +95,7 @@ export interface ListParams {
   cursor: string | undefined;
 }
 
+/** The shared list values, with the environment's default and the cycle scope resolved. */
 export function listParams(values: Values<typeof LIST>, defaultEnvironment: string): ListParams {
   return { environment: values.environment ?? defaultEnvironment, scope: scopeOf(values), limit: values.limit ?? DEFAULT_LIMIT, cursor: values.cursor };
 }

@@ -41,9 +41,10 @@ export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyPara
   mayBeMissing?: boolean;
 }
 
-/** Key of the operation on the route's handler; openapi.ts reads it from the router stack. */
-export const OPERATION = Symbol('operation');
+/** Key of the operation on the route's handler; `operationOf` reads it back from the router stack. */
+const OPERATION = Symbol('operation');
 
+/** A route handler: the context and the query as its declarations validated it. */
 export type Handler<Ps extends readonly AnyParameter[]> = (ctx: AppContext, query: Values<Ps>) => unknown;
 
 /** Checks each path parameter against its declaration; a route with an undeclared one cannot be registered. */
