@@ -3,6 +3,9 @@
  * pointer) into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1
  * when the bundle is refused (with `file:line` and the reason), 2 on a usage error. `--json`
  * prints the summary as JSON (the loader benchmark reads it).
+ *
+ * `npm run load` starts it with 8 MB V8 semi-spaces (package.json): the young generation V8
+ * picks on a large machine lets a load's short-lived garbage add ~100 MB of RSS for nothing.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';

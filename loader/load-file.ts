@@ -40,7 +40,12 @@ export interface LoadFileOptions {
   description: IndexDescription<any>;
   context: LoadContext;
   progress: FileProgress;
-  /** Bytes per bulk request and requests in flight (the helper's own knobs). */
+  /**
+   * Bytes per bulk request and requests in flight (the helper's own knobs). 1 MB × 3: on a
+   * 1.5 M-row load, 4 MB bodies gave the same rows/s, but kept megabytes of bulk text alive long
+   * enough to reach V8's old generation: peak RSS 523 MB against 265 MB (with the CLI's 8 MB
+   * semi-spaces).
+   */
   flushBytes?: number;
   concurrency?: number;
 }
@@ -65,7 +70,7 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 }
 
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
-  const { client, file, index, description, context, progress, flushBytes = 4_000_000, concurrency = 3 } = options;
+  const { client, file, index, description, context, progress, flushBytes = 1_000_000, concurrency = 3 } = options;
   const started = performance.now();
   const stream = readLines(file.location, file.gzip, file.path);
   const shapeChecked = description.requiredFields.length > 0;
