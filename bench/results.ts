@@ -50,7 +50,7 @@ function httpTable(http: HttpBenchResult): string[] {
 
 function scaleTable(scale: ScaleBenchResult): string[] {
   return [
-    `**Events at scale** — 10 connections; kind filter p99 at the largest size over the smallest: **${scale.kindP99LargestOverSmallest}**`,
+    `**Events at scale** — 10 connections, ${scale.rounds} interleaved rounds once merges settled; kind filter p99 at the largest size over the smallest: **${scale.kindP99LargestOverSmallest}**`,
     '',
     row(['events', 'load rows/s (peak RSS)', 'first page p50 / p99 ms', 'deep page (offset) p50 / p99 ms', 'deep / first p99', 'kind filter p50 / p99 ms']),
     row(['---:', '---:', '---:', '---:', '---:', '---:']),

@@ -5,7 +5,8 @@
  * past the first 500 k rows, or half the list when it is shorter) and the `kind` filter
  * (rotating over every kind). Deep page over first page, and the kind filter's p99 at the
  * largest size over the smallest, are what index sorting and `search_after` must keep flat.
- * Latencies are taken once the cluster has no merge running (steady state).
+ * Latencies are taken once the cluster has no merge running (steady state), in interleaved
+ * rounds, and averaged.
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -14,7 +15,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import type { Config } from '../src/config.ts';
 import { indexName } from '../src/indices/generation.ts';
 import { runLoader } from './load.ts';
-import { type LoadFigures, type Log, drive, round, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, drive, mean, round, spawnGateway } from './support.ts';
 
 /** Entities of the scale bundles; events per entity makes up the size. */
 const SCALE = 20;
@@ -34,6 +35,7 @@ export interface SizeFigures {
 
 export interface ScaleBenchResult {
   sizes: SizeFigures[];
+  rounds: number;
   /** p99 of the kind filter at the largest size over the smallest. */
   kindP99LargestOverSmallest: number;
 }
@@ -73,46 +75,94 @@ async function mergesSettled(client: Client, log: Log): Promise<void> {
   }
 }
 
-async function measure(client: Client, esUrl: string, config: Readonly<Config>, events: number, seconds: number, log: Log): Promise<SizeFigures> {
+/** One size, loaded and served: what the rounds measure. */
+interface Loaded {
+  label: string;
+  events: number;
+  load: SizeFigures['load'];
+  gateway: Gateway;
+  /** The paths of the three measurements. */
+  first: string;
+  deep: string;
+  kinds: string[];
+  deepOffset: number;
+}
+
+async function loadSize(client: Client, esUrl: string, config: Readonly<Config>, events: number, log: Log): Promise<Loaded> {
   const label = events >= 1e6 ? `${events / 1e6}m` : `${events / 1e3}k`;
   const prefix = `bench-events-${label}`;
   const perEntity = Math.ceil(events / (SCALE * 100));
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-events-${label}`), { scale: SCALE, eventsPerEntity: perEntity, includeChainObjects: false }, log);
   log(`events ${label}: loading (${prefix}) ...`);
   const loaded = await runLoader(dir, esUrl, config, prefix, true);
-  const after = (await liveGeneration(client, prefix))!;
-  const total = (await client.count({ index: indexName(prefix, 'events', after.generation) })).count;
-  await mergesSettled(client, log);
+  const index = indexName(prefix, 'events', (await liveGeneration(client, prefix))!.generation);
+  const total = (await client.count({ index })).count;
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix });
-  try {
-    const offset = Math.min(DEEP_ROWS, Math.floor(total / 2));
-    const cursor = await walkTo(gateway.url, offset, log);
-    const kinds = ((await client.search({ index: indexName(prefix, 'events', after.generation), size: 0, aggs: { kinds: { terms: { field: 'kind', size: 100 } } } }))
-      .aggregations?.kinds as { buckets: { key: string }[] }).buckets.map((b) => b.key);
-    const first = `/v1/events?cycles=all&limit=${LIMIT}`;
-    await drive({ url: gateway.url, requests: [{ path: first }] }, 1);
-    const firstPage = await drive({ url: gateway.url, requests: [{ path: first }] }, seconds);
-    const deepPage = await drive({ url: gateway.url, requests: [{ path: `${first}&cursor=${encodeURIComponent(cursor)}` }] }, seconds);
-    const kindFilter = await drive({ url: gateway.url, requests: kinds.map((k) => ({ path: `/v1/events?kind=${encodeURIComponent(k)}&limit=${LIMIT}` })) }, seconds);
-    log(`events ${label}: first p99 ${firstPage.p99Ms} ms, deep p99 ${deepPage.p99Ms} ms, kind p99 ${kindFilter.p99Ms} ms`);
-    return {
-      events: total,
-      load: { seconds: round(loaded.seconds), rowsPerSecond: Math.round(loaded.rows / loaded.seconds), peakRssMb: loaded.peakRssMb },
-      deepOffset: offset,
-      firstPage,
-      deepPage,
-      kindFilter,
-      deepOverFirst: { p50: round(deepPage.p50Ms / Math.max(firstPage.p50Ms, 1)), p99: round(deepPage.p99Ms / Math.max(firstPage.p99Ms, 1)) },
-    };
-  } finally {
-    await gateway.stop();
-  }
+  const deepOffset = Math.min(DEEP_ROWS, Math.floor(total / 2));
+  const first = `/v1/events?cycles=all&limit=${LIMIT}`;
+  const cursor = await walkTo(gateway.url, deepOffset, log);
+  const kinds = ((await client.search({ index, size: 0, aggs: { kinds: { terms: { field: 'kind', size: 100 } } } })).aggregations?.kinds as { buckets: { key: string }[] }).buckets;
+  return {
+    label,
+    events: total,
+    load: { seconds: round(loaded.seconds), rowsPerSecond: Math.round(loaded.rows / loaded.seconds), peakRssMb: loaded.peakRssMb },
+    gateway,
+    first,
+    deep: `${first}&cursor=${encodeURIComponent(cursor)}`,
+    kinds: kinds.map((b) => `/v1/events?kind=${encodeURIComponent(b.key)}&limit=${LIMIT}`),
+    deepOffset,
+  };
 }
 
-export async function benchScale(options: { client: Client; esUrl: string; config: Readonly<Config>; sizes: number[]; seconds: number; log: Log }): Promise<ScaleBenchResult> {
-  const sizes: SizeFigures[] = [];
-  for (const events of options.sizes) sizes.push(await measure(options.client, options.esUrl, options.config, events, options.seconds, options.log));
-  const smallest = sizes[0]!.kindFilter.p99Ms;
-  const largest = sizes.at(-1)!.kindFilter.p99Ms;
-  return { sizes, kindP99LargestOverSmallest: round(largest / Math.max(smallest, 1)) };
+/** The mean of each figure over the rounds. */
+function meanOf(runs: LoadFigures[]): LoadFigures {
+  const avg = (pick: (f: LoadFigures) => number) => round(mean(runs.map(pick)), 1);
+  return {
+    requestsPerSecond: Math.round(mean(runs.map((f) => f.requestsPerSecond))),
+    p50Ms: avg((f) => f.p50Ms),
+    p99Ms: avg((f) => f.p99Ms),
+    requests: runs.reduce((n, f) => n + f.requests, 0),
+    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
+    errors: runs.reduce((n, f) => n + f.errors, 0),
+  };
+}
+
+/**
+ * Every size is loaded first; then, once no merge runs, the sizes are measured in interleaved
+ * rounds (each size's first page, deep page and kind filter per round), so a disturbance of the
+ * shared machine falls on all sizes alike.
+ */
+export async function benchScale(options: { client: Client; esUrl: string; config: Readonly<Config>; sizes: number[]; seconds: number; rounds: number; log: Log }): Promise<ScaleBenchResult> {
+  const { client, esUrl, config, seconds, rounds, log } = options;
+  const loaded: Loaded[] = [];
+  try {
+    for (const events of options.sizes) loaded.push(await loadSize(client, esUrl, config, events, log));
+    await mergesSettled(client, log);
+    const runs = loaded.map(() => ({ first: [] as LoadFigures[], deep: [] as LoadFigures[], kind: [] as LoadFigures[] }));
+    for (let r = 0; r < rounds; r += 1) {
+      for (const [i, size] of loaded.entries()) {
+        const url = size.gateway.url;
+        await drive({ url, requests: [{ path: size.first }] }, 1);
+        runs[i]!.first.push(await drive({ url, requests: [{ path: size.first }] }, seconds));
+        runs[i]!.deep.push(await drive({ url, requests: [{ path: size.deep }] }, seconds));
+        runs[i]!.kind.push(await drive({ url, requests: size.kinds.map((p) => ({ path: p })) }, seconds));
+        log(`events ${size.label} round ${r + 1}: first p99 ${runs[i]!.first.at(-1)!.p99Ms} ms, deep p99 ${runs[i]!.deep.at(-1)!.p99Ms} ms, kind p99 ${runs[i]!.kind.at(-1)!.p99Ms} ms`);
+      }
+    }
+    const sizes = loaded.map((size, i): SizeFigures => {
+      const [firstPage, deepPage, kindFilter] = [meanOf(runs[i]!.first), meanOf(runs[i]!.deep), meanOf(runs[i]!.kind)];
+      return {
+        events: size.events,
+        load: size.load,
+        deepOffset: size.deepOffset,
+        firstPage,
+        deepPage,
+        kindFilter,
+        deepOverFirst: { p50: round(deepPage.p50Ms / Math.max(firstPage.p50Ms, 1)), p99: round(deepPage.p99Ms / Math.max(firstPage.p99Ms, 1)) },
+      };
+    });
+    return { sizes, rounds, kindP99LargestOverSmallest: round(sizes.at(-1)!.kindFilter.p99Ms / Math.max(sizes[0]!.kindFilter.p99Ms, 1)) };
+  } finally {
+    await Promise.all(loaded.map((size) => size.gateway.stop()));
+  }
 }
