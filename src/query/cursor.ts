@@ -9,7 +9,7 @@
  * type and range of the sort it will be used with (`checkPosition`), so no value can reach
  * Elasticsearch that it would refuse.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { INSTANT_MAX, INSTANT_MIN } from '../indices/instant.ts';
 
@@ -34,7 +34,7 @@ export interface Cursor {
 /** The binding of a cursor: route pattern plus every parameter that shapes the result. */
 export function cursorScope(route: string, params: Record<string, unknown>): string {
   const canonical = JSON.stringify([route, Object.entries(params).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+  return hash('sha256', canonical, 'base64url').slice(0, 16);
 }
 
 function mac(payload: string, key: string): Buffer {

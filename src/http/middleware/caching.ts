@@ -5,7 +5,7 @@
  * matching `If-None-Match` gets 304. Everything else is `no-store` unless the route set its
  * own caching (exports). GET and HEAD answer the same headers.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { notModified } from '../conditional.ts';
 
@@ -22,7 +22,7 @@ export function caching(maxAgeSeconds = 30): Middleware<CachingState> {
       ctx.set('Cache-Control', 'no-store');
       return;
     }
-    const tag = createHash('sha256').update(`${generation} ${ctx.originalUrl}`).digest('base64url').slice(0, 27);
+    const tag = hash('sha256', `${generation} ${ctx.originalUrl}`, 'base64url').slice(0, 27);
     ctx.set('ETag', `W/"${tag}"`);
     ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
     if (notModified(ctx)) {
