@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The JSON report is what CI counts (scripts/test-summary.ts), never the console summary.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.cache/test-report.json' },
     projects: [
       {
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
