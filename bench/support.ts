@@ -39,10 +39,14 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Starts `src/server.ts` in its own process and resolves once it listens. */
+/**
+ * Starts `src/server.ts` in its own process and resolves once it listens. The per-client budget
+ * is off (every bench connection comes from 127.0.0.1, and these benches measure raw speed)
+ * unless `env` sets `RATE_LIMIT`; admission control stays as configured.
+ */
 export async function spawnGateway(env: Record<string, string>): Promise<Gateway> {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -3,7 +3,8 @@
  * whole API with schemathesis, driven by the gateway's own `/v1/openapi.json`.
  *
  * 1. Elasticsearch as everywhere (scripts/elasticsearch.ts); the sample bundle loaded under its
- *    own index prefix (`fuzz`); the gateway started on a free loopback port.
+ *    own index prefix (`fuzz`); the gateway started on a free loopback port, with the per-client
+ *    budget, the download limit and admission control off (they would mask what is checked).
  * 2. schemathesis (pinned in scripts/fuzz-requirements.txt) in a virtualenv under `.cache/`,
  *    installed with pip when missing.
  * 3. `schemathesis run` with the checks: no 5xx, status codes, content types and bodies as
@@ -42,7 +43,18 @@ const { values: args } = parseArgs({
 });
 
 const log = (line: string) => console.error(`[fuzz] ${line}`);
-const config = loadConfig({ ...process.env, INDEX_PREFIX: 'fuzz', PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATA_DIR: path.join(process.env.CACHE_DIR ?? '.cache', 'fuzz-data') });
+// Limits off: a 429 or an admission 503 would stand in for the answer the fuzzer must check
+// (a 503 also counts as a server error), and every request comes from one address.
+const config = loadConfig({
+  ...process.env,
+  INDEX_PREFIX: 'fuzz',
+  PORT: '0',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  DATA_DIR: path.join(process.env.CACHE_DIR ?? '.cache', 'fuzz-data'),
+  RATE_LIMIT: 'off',
+  EXPORT_CONCURRENCY: 'off',
+  ES_MAX_IN_FLIGHT: 'off',
+});
 // Keyed on the pins: a changed requirements file gets a fresh virtualenv.
 const venv = path.join(config.cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}-${createHash('sha256').update(requirements).digest('hex').slice(0, 8)}`);
 const reportDir = path.join(config.cacheDir, 'fuzz-report');

@@ -5,6 +5,7 @@
  * nothing else reads `process.env`. An invalid value fails start-up with a message
  * naming the variable, never later on a request.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,12 +58,46 @@ export interface Config {
   /** HMAC key of cursors: an edited or foreign cursor is a 400. Set your own; the default is public. */
   cursorSecret: string;
   logLevel: LogLevel;
+  /** Per-client budget (`RATE_LIMIT`, see `parseRateLimit`); undefined = `off`. */
+  rateLimit: RateLimit | undefined;
+  /** Peers whose `X-Forwarded-For` / `Forwarded` name the client (addresses or CIDR blocks); none by default. */
+  trustedProxies: readonly string[];
+  /** Keys that, sent in `X-Api-Key`, are the client's identity instead of its address (none by default). */
+  apiKeys: readonly string[];
+  /** Downloads (`/v1/exports`) one client may have in flight at once; undefined = no limit. */
+  exportConcurrency: number | undefined;
+  /** Admission control: Elasticsearch requests in flight per process (undefined = no cap), the queue behind them and its longest wait. */
+  esMaxInFlight: number | undefined;
+  esQueue: number;
+  esQueueMs: number;
+}
+
+/**
+ * A per-client budget: `rate` points per second on average, at most `burst` at once. The
+ * limiter counts `burst` points per window of `burst / rate` seconds (see
+ * src/http/middleware/rate-limit.ts), so the window must be whole seconds, as the
+ * `RateLimit-Policy` field's `w` is.
+ */
+export interface RateLimit {
+  rate: number;
+  burst: number;
+  windowSeconds: number;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_CYCLE_STARTS = '5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z';
 /** Documented in the README: it keeps cursors unforgeable only once replaced by a secret of your own. */
 export const DEFAULT_CURSOR_SECRET = 'registry-gateway-cursor-key';
+
+/** 50 points per second per client, bursts of 100 (a detail read costs 1 point: src/http/request-cost.ts). */
+export const DEFAULT_RATE_LIMIT = '50/100';
+/**
+ * Admission control defaults, measured on the 2-core development machine (`npm run bench --
+ * overload`, bench/RESULTS.md): the smallest cap that keeps Elasticsearch's throughput, and a
+ * queue as long, so a burst waits briefly instead of being refused.
+ */
+export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
+export const DEFAULT_ES_QUEUE = 8;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -122,6 +157,47 @@ export function parseEsUrl(raw: string): string[] {
   return urls;
 }
 
+/** `50/100` → 50 points per second, bursts of 100 (a window of 2 s); `off` → undefined. */
+export function parseRateLimit(raw: string): RateLimit | undefined {
+  if (raw.toLowerCase() === 'off') return undefined;
+  const match = /^(\d{1,6})\s*\/\s*(\d{1,7})$/.exec(raw);
+  const rate = Number(match?.[1]);
+  const burst = Number(match?.[2]);
+  if (!match || rate < 1 || burst < rate || burst % rate !== 0) {
+    throw new ConfigError(`RATE_LIMIT must be "off" or <rate>/<burst> with burst a whole multiple of rate (e.g. 50/100), got "${raw}"`);
+  }
+  return { rate, burst, windowSeconds: burst / rate };
+}
+
+/** `TRUSTED_PROXIES`: addresses and CIDR blocks (IPv4 or IPv6), comma-separated. */
+export function parseTrustedProxies(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((part) => {
+    const entry = part.trim();
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const max = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))) {
+      throw new ConfigError(`TRUSTED_PROXIES must list IP addresses or CIDR blocks (10.0.0.0/8, ::1), got "${entry}"`);
+    }
+    return entry;
+  });
+}
+
+/** `API_KEYS`: comma-separated keys of at least 16 characters (a short key is guessable, and guessing one buys a budget). */
+function apiKeys(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const keys = raw.split(',').map((key) => key.trim());
+  if (keys.some((key) => !/^[\x21-\x7e]{16,200}$/.test(key))) throw new ConfigError('API_KEYS must be comma-separated keys of 16 to 200 printable characters');
+  return keys;
+}
+
+/** A count, or `off` (no limit) → undefined. */
+function countOrOff(env: Env, name: string, fallback: number, max: number): number | undefined {
+  if (optional(env, name)?.toLowerCase() === 'off') return undefined;
+  return int(env, name, fallback, 1, max);
+}
+
 /** Reads and validates the environment. Call once, at start-up. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
@@ -158,5 +234,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     metricsPrefix,
     cursorSecret: str(env, 'CURSOR_SECRET', DEFAULT_CURSOR_SECRET),
     logLevel,
+    rateLimit: parseRateLimit(str(env, 'RATE_LIMIT', DEFAULT_RATE_LIMIT)),
+    trustedProxies: Object.freeze(parseTrustedProxies(optional(env, 'TRUSTED_PROXIES'))),
+    apiKeys: Object.freeze(apiKeys(optional(env, 'API_KEYS'))),
+    exportConcurrency: countOrOff(env, 'EXPORT_CONCURRENCY', 4, 10_000),
+    esMaxInFlight: countOrOff(env, 'ES_MAX_IN_FLIGHT', DEFAULT_ES_MAX_IN_FLIGHT, 10_000),
+    esQueue: int(env, 'ES_QUEUE', DEFAULT_ES_QUEUE, 0, 100_000)!,
+    esQueueMs: int(env, 'ES_QUEUE_MS', 1000, 1, 600_000)!,
   });
 }

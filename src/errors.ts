@@ -5,7 +5,15 @@
  * rendered as a bare 500 `internal_error`, its text only logged.
  */
 
-export type ErrorCode = 'bad_request' | 'not_found' | 'method_not_allowed' | 'unavailable' | 'timeout' | 'internal_error';
+export type ErrorCode =
+  | 'bad_request'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'overloaded'
+  | 'timeout'
+  | 'internal_error';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -42,6 +50,19 @@ export class ApiError extends Error {
 
   static unavailable(message = 'The registry index is not available right now.', retryAfterSeconds = 5): ApiError {
     return new ApiError('unavailable', message, 503, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+
+  /** The client spent its budget (src/http/middleware/rate-limit.ts): come back after `Retry-After`. */
+  static rateLimited(message: string, retryAfterSeconds: number): ApiError {
+    return new ApiError('rate_limited', message, 429, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+
+  /**
+   * Elasticsearch is at capacity (the admission queue is full, or Elasticsearch itself refused
+   * the work): refused at once rather than queued into a timeout.
+   */
+  static overloaded(retryAfterSeconds = 1): ApiError {
+    return new ApiError('overloaded', 'The registry index is at capacity right now; retry shortly.', 503, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
 
   static timeout(): ApiError {

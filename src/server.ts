@@ -6,13 +6,15 @@
  */
 import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { type DestinationStream, type Logger, pino } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { type Config, loadConfig } from './config.ts';
 import { createApp } from './http/app.ts';
+import { createLogger } from './http/logger.ts';
 import { createMeta } from './http/envelope.ts';
 import { createMetrics } from './http/metrics.ts';
 import { clientErrorHandler } from './http/middleware/client-error.ts';
 import { countGauges, createCountSource } from './routes/counts.ts';
+import { createAdmission } from './search/admission.ts';
 import { createClient } from './search/client.ts';
 import { createOutageLog } from './search/outage-log.ts';
 import { createSearchService } from './search/search-service.ts';
@@ -25,9 +27,11 @@ export interface RunningServer {
    * Stops accepting connections and closes idle ones at once; requests in flight finish, each
    * connection closing when its response is done. Whatever is still open after `timeoutMs`
    * (default `SHUTDOWN_TIMEOUT_MS`) is closed. Resolves with the number of connections that
-   * had to be cut.
+   * had to be cut. The log's buffered lines are written out before it resolves.
    */
   close(timeoutMs?: number): Promise<{ cut: number }>;
+  /** Writes out the log's buffered lines (the request log is written asynchronously, src/http/logger.ts). */
+  flushLog(): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -41,8 +45,9 @@ export class ListenError extends Error {
 }
 
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
-  const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
+  const { logger, flush } = createLogger(config.logLevel, options.logDestination);
   const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
+  const admission = config.esMaxInFlight === undefined ? undefined : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs });
   const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({
@@ -53,6 +58,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       if (ok) outages.succeeded();
     },
     onError: (error, index) => outages.failed(error, index),
+    admit: admission && ((call) => admission.run(call)),
   });
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
   observeEs = metrics.observeEs;
@@ -86,6 +92,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     server,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     logger,
+    flushLog: flush,
     async close(timeoutMs = config.shutdownTimeoutMs) {
       closing = true;
       let cut = 0;
@@ -100,6 +107,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       // The client would wait for the ES requests of the connections just cut; the process is
       // about to exit and drops them anyway.
       if (cut === 0) await client.close();
+      await flush();
       return { cut };
     },
   };
@@ -145,6 +153,8 @@ export async function serve(config: Readonly<Config>, esUrl: string, options: Se
     running.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: no new connections, finishing requests in flight');
     await running.close();
     running.logger.info('stopped');
+    // The request lines of the last responses are still in the log's buffer.
+    await running.flushLog();
     options.onStopped?.();
     process.exit(0);
   };

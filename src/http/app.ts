@@ -1,10 +1,11 @@
 /**
  * The Koa application: middleware in order, then every route family.
  *
- *   request log → observe → CORS → errors → request line → caching → compression → routes → 404
+ *   request log → observe → CORS → errors → request line → rate limit → caching → compression → routes → 404
  *
  * The request log, CORS and timing sit outside the error handler so error responses carry
- * them too.
+ * them too. The rate limit comes before anything that costs work (its 429 is rendered by the
+ * error handler, with the RateLimit fields it set).
  */
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -20,10 +21,12 @@ import { opsRoutes } from '../routes/ops.ts';
 import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
 import { ApiError } from '../errors.ts';
+import { identityRules } from './client-identity.ts';
 import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { observeRequests } from './middleware/observe.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 
@@ -39,7 +42,9 @@ export function createRouter(deps: RouteDeps): AppRouter {
 
 export function createApp(deps: RouteDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = true;
+  // Koa's `proxy` trusts X-Forwarded-* from any peer: only when proxies are configured (the
+  // rate limit's client identity reads forwarding headers from those proxies alone).
+  app.proxy = deps.config.trustedProxies.length > 0;
   // Koa would print every error again; the error handler already logged what matters.
   app.silent = true;
   const router = createRouter(deps);
@@ -49,6 +54,8 @@ export function createApp(deps: RouteDeps): Koa<AppState> {
   app.use(cors());
   app.use(errorHandler(deps.meta, deps.logger));
   app.use(requestPath());
+  const { config } = deps;
+  app.use(rateLimit({ rateLimit: config.rateLimit, exportConcurrency: config.exportConcurrency, rules: identityRules(config.trustedProxies, config.apiKeys) }));
   app.use(caching());
   app.use(compress({ threshold: 1024, filter: (type) => /json|text/.test(type) }));
   app.use(router.routes());

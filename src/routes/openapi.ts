@@ -23,20 +23,36 @@ const INFO_DESCRIPTION = [
   '',
   'JSON answers are `{data, meta, nextCursor?}`; a list with more rows has `nextCursor`: pass it back as `cursor`, with the same other parameters. Errors are `{error: {code, message, details?}, meta}`; a bad parameter is named in `details.parameter`.',
   '',
+  'Every client has a budget of points per window (a record 1, a list page 2, a search 3, `group_by` 5; downloads are limited by how many run at once): each answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), and past the budget the answer is 429 `rate_limited` with `Retry-After`. When Elasticsearch is at capacity the gateway answers 503 `overloaded` with `Retry-After` at once instead of queueing.',
+  '',
   'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD; OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`. Requests the HTTP parser refuses get the same error shape: 400 (not valid HTTP), 408 (not received in time), 431 (headers over 16 KB).',
 ].join('\n');
 
-const ERRORS: Record<number, { code: ErrorCode; name: string; description: string }> = {
+const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; description: string }> = {
   400: { code: 'bad_request', name: 'BadRequest', description: 'A parameter is unknown, repeated or invalid (`details.parameter` names it).' },
   404: { code: 'not_found', name: 'NotFound', description: 'No such record, file or document.' },
   416: { code: 'bad_request', name: 'RangeNotSatisfiable', description: 'The `Range` starts past the end of the file (`details.size` is its size).' },
+  429: { code: 'rate_limited', name: 'RateLimited', description: 'This client spent its budget (`RateLimit-Policy`, `RateLimit`); retry after `Retry-After` seconds.' },
   431: { code: 'bad_request', name: 'HeadersTooLarge', description: "The request line and headers exceed Node's 16 KB (answered before routing)." },
   500: { code: 'internal_error', name: 'InternalError', description: 'An unexpected failure (never an Elasticsearch text).' },
-  503: { code: 'unavailable', name: 'Unavailable', description: 'Elasticsearch is unreachable or no bundle is loaded; retry after `Retry-After` seconds.' },
+  503: {
+    code: ['unavailable', 'overloaded'],
+    name: 'Unavailable',
+    description: 'Elasticsearch is unreachable or no bundle is loaded (`unavailable`), or at capacity (`overloaded`); retry after `Retry-After` seconds.',
+  },
   504: { code: 'timeout', name: 'Timeout', description: 'Elasticsearch did not answer in time.' },
 };
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
+
+/** On every answer while limits are on (src/http/middleware/rate-limit.ts). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    description: 'Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: { description: '`"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`.', schema: { type: 'string' } },
+};
 
 const META: JsonSchema = {
   type: 'object',
@@ -45,11 +61,11 @@ const META: JsonSchema = {
   additionalProperties: false,
 };
 
-function errorSchema(code: ErrorCode): JsonSchema {
+function errorSchema(code: ErrorCode | ErrorCode[]): JsonSchema {
   const error = {
     type: 'object',
     properties: {
-      code: { const: code },
+      code: Array.isArray(code) ? { enum: code } : { const: code },
       message: { type: 'string' },
       details: { type: 'object', description: '`parameter`: the parameter at fault; `size`: the file size (416).' },
     },
@@ -104,13 +120,16 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
   const errors = [400];
   if (hasPathParameters || operation.mayBeMissing) errors.push(404);
   if (operation.answer.kind === 'file') errors.push(416);
-  errors.push(431, 500);
+  errors.push(429, 431, 500);
   if (readsIndex) errors.push(503, 504);
   for (const status of errors) out[status] = { $ref: `#/components/responses/${ERRORS[status]!.name}` };
   if (operation.answer.kind === 'one' && operation.answer.degraded) {
     // Ready answers 503 with its own data when no generation is live, or the error when ES is down.
     const degraded = envelope(operation.answer.data, false);
     out[503] = { description: 'Not ready.', headers: RETRY_AFTER, content: json({ anyOf: [degraded, { $ref: '#/components/schemas/Error503' }] }) };
+  }
+  for (const response of Object.values(out) as Json[]) {
+    if (response.$ref === undefined) response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
   }
   return out;
 }
@@ -183,7 +202,11 @@ export function openApiDocument(router: AppRouter): Json {
   const errorResponses = Object.fromEntries(
     Object.entries(ERRORS).map(([status, { name, description }]) => [
       name,
-      { description, ...(status === '503' && { headers: RETRY_AFTER }), content: json({ $ref: `#/components/schemas/Error${status}` }) },
+      {
+        description,
+        headers: { ...((status === '503' || status === '429') && RETRY_AFTER), ...RATE_LIMIT_HEADERS },
+        content: json({ $ref: `#/components/schemas/Error${status}` }),
+      },
     ]),
   );
   return {

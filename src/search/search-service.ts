@@ -74,14 +74,19 @@ export interface SearchServiceOptions {
   /** Logs an ES failure with its reason (never sent to clients). */
   onError?: (error: unknown, index: string) => void;
   liveCacheMs?: number;
+  /** Admission control (admission.ts): runs each ES request when a slot is free, or throws `overloaded`. */
+  admit?: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
-  const { client, prefix, observe, onError, liveCacheMs = 1000 } = options;
+  const { client, prefix, observe, onError, liveCacheMs = 1000, admit } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
   let lastLive: GenerationDoc | undefined;
 
-  async function timed<T>(index: string, call: () => Promise<T>): Promise<T> {
+  // Admitted first, then timed: time spent waiting for a slot is not Elasticsearch's.
+  const timed = <T>(index: string, call: () => Promise<T>): Promise<T> => (admit ? admit(() => timedCall(index, call)) : timedCall(index, call));
+
+  async function timedCall<T>(index: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
       const result = await call();

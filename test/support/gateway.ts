@@ -43,7 +43,9 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const bundleDir = path.join(work, 'bundle');
   await writeBundle(bundleDir, { scale: options.scale ?? 2, seed: options.seed ?? 1 });
   const prefix = uniquePrefix(options.name);
-  const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, ...options.env });
+  // Every test file's requests come from 127.0.0.1, at test speed: the per-client budget is off
+  // unless a test sets RATE_LIMIT (test/integration/rate-limit.test.ts does).
+  const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, RATE_LIMIT: 'off', ...options.env });
   const client = createClient(esUrl, 120_000);
   const load = await loadBundle(bundleDir, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle });
   const running = await startServer(config, options.gatewayEsUrl ?? esUrl, { logDestination: options.logDestination });

@@ -1,9 +1,10 @@
 /**
  * Configuration parsing that decides how the gateway reaches Elasticsearch: `ES_URL` as one URL
- * or a list of a cluster's nodes, and the retry rule each client gets from it.
+ * or a list of a cluster's nodes, and the retry rule each client gets from it; and the limits
+ * (per-client budget, trusted proxies, API keys, downloads, admission control).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseEsUrl } from '../../src/config.ts';
+import { ConfigError, loadConfig, parseEsUrl, parseRateLimit } from '../../src/config.ts';
 import { maxRetriesFor } from '../../src/search/client.ts';
 
 describe('ES_URL', () => {
@@ -44,5 +45,40 @@ describe('retry rule', () => {
   it('the loader keeps retrying with backoff whatever the node count', () => {
     expect(maxRetriesFor('backoff', 1)).toBe(2);
     expect(maxRetriesFor('backoff', 3)).toBe(2);
+  });
+});
+
+describe('limit configuration', () => {
+  it('defaults to 50 points per second, bursts of 100, 4 downloads, admission on', () => {
+    const config = loadConfig({});
+    expect(config.rateLimit).toEqual({ rate: 50, burst: 100, windowSeconds: 2 });
+    expect(config.exportConcurrency).toBe(4);
+    expect(config.esMaxInFlight).toBeGreaterThan(0);
+    expect(config.trustedProxies).toEqual([]);
+    expect(config.apiKeys).toEqual([]);
+  });
+
+  it('turns each limit off', () => {
+    const config = loadConfig({ RATE_LIMIT: 'off', EXPORT_CONCURRENCY: 'off', ES_MAX_IN_FLIGHT: 'OFF' });
+    expect(config.rateLimit).toBeUndefined();
+    expect(config.exportConcurrency).toBeUndefined();
+    expect(config.esMaxInFlight).toBeUndefined();
+  });
+
+  it.each([['10/15'], ['0/10'], ['50'], ['100/50'], ['fast']])('refuses RATE_LIMIT=%s naming it', (raw) => {
+    expect(() => parseRateLimit(raw)).toThrow(ConfigError);
+    expect(() => loadConfig({ RATE_LIMIT: raw })).toThrow(/^RATE_LIMIT /);
+  });
+
+  it('reads TRUSTED_PROXIES as addresses and CIDR blocks, and refuses anything else', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1,::1, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.1', '::1', 'fd00::/8']);
+    for (const raw of ['10.0.0.0/33', 'proxy.local', '10.0.0.1/8/1', '']) {
+      if (raw) expect(() => loadConfig({ TRUSTED_PROXIES: raw }), raw).toThrow(/^TRUSTED_PROXIES /);
+    }
+  });
+
+  it('refuses short API keys', () => {
+    expect(loadConfig({ API_KEYS: 'a-long-enough-key-1,a-long-enough-key-2' }).apiKeys).toHaveLength(2);
+    expect(() => loadConfig({ API_KEYS: 'short' })).toThrow(/^API_KEYS /);
   });
 });

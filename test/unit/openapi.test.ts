@@ -93,7 +93,7 @@ describe('/v1/openapi.json', () => {
   it('documents the errors each route can answer', () => {
     for (const { path, get } of operations()) {
       const statuses = Object.keys(get.responses);
-      expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '431', '500']));
+      expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '429', '431', '500']));
       expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/'));
       expect(statuses.includes('416'), path).toBe(path === '/v1/exports/{file}');
       const noIndex = ['/v1/health', '/v1', '/', '/metrics', '/v1/metrics', '/v1/openapi.json'].includes(path);
@@ -103,14 +103,27 @@ describe('/v1/openapi.json', () => {
   });
 
   it('gives every error status the one error shape with its code', () => {
-    const codes: Record<string, string> = { 400: 'bad_request', 404: 'not_found', 416: 'bad_request', 431: 'bad_request', 500: 'internal_error', 503: 'unavailable', 504: 'timeout' };
+    const codes: Record<string, string | string[]> = {
+      400: 'bad_request',
+      404: 'not_found',
+      416: 'bad_request',
+      429: 'rate_limited',
+      431: 'bad_request',
+      500: 'internal_error',
+      503: ['unavailable', 'overloaded'],
+      504: 'timeout',
+    };
     const { get } = operations().find((o) => o.path === '/v1/exports/{file}')!;
     for (const [status, code] of Object.entries(codes)) {
       const response = doc.components.responses[get.responses[status].$ref.split('/').pop()];
       const schema = doc.components.schemas[response.content['application/json'].schema.$ref.split('/').pop()];
       expect(schema.required).toEqual(['error', 'meta']);
-      expect(schema.properties.error.properties.code).toEqual({ const: code });
+      expect(schema.properties.error.properties.code).toEqual(Array.isArray(code) ? { enum: code } : { const: code });
+      // Refusals say when to come back; every answer may carry the rate-limit fields.
+      if (status === '429' || status === '503') expect(Object.keys(response.headers), status).toContain('Retry-After');
+      expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
     }
+    expect(Object.keys(get.responses[200].headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
   });
 
   it('documents lists as pages with nextCursor, and records as open objects', () => {

@@ -1,8 +1,8 @@
 /**
  * CORS as the reference does it, on every response (errors included): echo an http(s)
  * `Origin` (with `Vary: Origin`) or `*`; preflight `OPTIONS` on any path → 204. Added:
- * `Access-Control-Expose-Headers`, so browsers can read ETag, Retry-After and
- * Content-Encoding.
+ * `Access-Control-Expose-Headers`, so browsers can read ETag, Retry-After, the RateLimit
+ * fields and Content-Encoding; `X-Api-Key` allowed (the rate limit's client identity).
  */
 import type { Middleware } from 'koa';
 
@@ -22,8 +22,8 @@ export function cors(): Middleware {
     ctx.set({
       'Access-Control-Allow-Origin': origin ?? '*',
       'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-      'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since',
-      'Access-Control-Expose-Headers': 'ETag, Retry-After, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
+      'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key',
+      'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
       'Access-Control-Max-Age': '86400',
       'X-Content-Type-Options': 'nosniff',
     });

@@ -1,0 +1,117 @@
+/**
+ * Per-client budgets, before any work is done for the request:
+ *
+ * - **Points** (`RATE_LIMIT=<rate>/<burst>`, default 50/100): each request costs points by what
+ *   it asks of Elasticsearch (../request-cost.ts); a client may spend `burst` points per window
+ *   of `burst / rate` seconds — on average `rate` per second, at most `burst` at once. Past it:
+ *   429 `rate_limited` with `Retry-After`, the seconds until the window renews.
+ * - **Downloads** (`EXPORT_CONCURRENCY`, default 4): `/v1/exports/{file}` costs no points (a
+ *   file may take minutes); a client may have that many in flight, the next is a 429.
+ *
+ * Every answer carries the draft-11 fields (draft-ietf-httpapi-ratelimit-headers):
+ * `RateLimit-Policy: "default";q=100;w=2, "downloads";q=4;qu="concurrent-requests"` and
+ * `RateLimit: "default";r=<points left>;t=<seconds to renewal>` (`"downloads";r=<left>` on
+ * exports).
+ *
+ * The counters are rate-limiter-flexible's `RateLimiterMemory` (fixed windows: the library has
+ * no token bucket; a window of `burst` points renewed every `burst / rate` seconds gives a token
+ * bucket's average rate and burst, and an exact renewal time for `t` and `Retry-After`). It
+ * lives in this process: behind several instances each has its own budget, so a client gets up
+ * to N × the budget across N instances; `RateLimiterRedis` (same interface, `storeClient` a
+ * Redis connection) shares one budget among them where that matters.
+ */
+import type { Middleware } from 'koa';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimit } from '../../config.ts';
+import { ApiError } from '../../errors.ts';
+import { type IdentityRules, clientIdentity } from '../client-identity.ts';
+import { requestCost } from '../request-cost.ts';
+
+export interface RateLimitOptions {
+  /** Points budget; undefined = `RATE_LIMIT=off`. */
+  rateLimit: RateLimit | undefined;
+  /** Downloads in flight per client; undefined = no limit. */
+  exportConcurrency: number | undefined;
+  rules: IdentityRules;
+}
+
+/** The `RateLimit-Policy` value of a configuration (draft-11 structured list), or undefined when nothing is limited. */
+export function policyField(rateLimit: RateLimit | undefined, exportConcurrency: number | undefined): string | undefined {
+  const policies = [
+    ...(rateLimit ? [`"default";q=${rateLimit.burst};w=${rateLimit.windowSeconds}`] : []),
+    ...(exportConcurrency ? [`"downloads";q=${exportConcurrency};qu="concurrent-requests"`] : []),
+  ];
+  return policies.length ? policies.join(', ') : undefined;
+}
+
+/** The `RateLimit` value: points left and whole seconds until the window renews. */
+export function pointsField(remaining: number, msBeforeNext: number): string {
+  return `"default";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(msBeforeNext / 1000))}`;
+}
+
+/** `Retry-After` of a refusal: whole seconds until the window renews, at least 1. */
+export function retryAfterSeconds(msBeforeNext: number): number {
+  return Math.max(1, Math.ceil(msBeforeNext / 1000));
+}
+
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const { rateLimit: budget, exportConcurrency, rules } = options;
+  const policy = policyField(budget, exportConcurrency);
+  const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
+  const downloads = new Map<string, number>();
+
+  return async (ctx, next) => {
+    if (!policy) return next();
+    const client = clientIdentity(
+      {
+        peer: ctx.req.socket.remoteAddress,
+        forwardedFor: ctx.get('X-Forwarded-For') || undefined,
+        forwarded: ctx.get('Forwarded') || undefined,
+        apiKey: ctx.get('X-Api-Key') || undefined,
+      },
+      rules,
+    );
+    const cost = requestCost(ctx.path, ctx.query, client.loopback);
+    ctx.set('RateLimit-Policy', policy);
+
+    if (cost.kind === 'download') {
+      if (!exportConcurrency) return next();
+      const running = downloads.get(client.key) ?? 0;
+      if (running >= exportConcurrency) {
+        ctx.set('RateLimit', '"downloads";r=0');
+        throw ApiError.rateLimited(`This client already has ${exportConcurrency} downloads in flight; retry when one has finished.`, 1);
+      }
+      downloads.set(client.key, running + 1);
+      ctx.set('RateLimit', `"downloads";r=${exportConcurrency - running - 1}`);
+      // `close` comes for every response, also one the client abandoned half way.
+      ctx.res.once('close', () => {
+        const left = (downloads.get(client.key) ?? 1) - 1;
+        if (left > 0) downloads.set(client.key, left);
+        else downloads.delete(client.key);
+      });
+      return next();
+    }
+
+    if (!points) return next();
+    if (cost.points === 0) {
+      // Free (a loopback probe): reports the budget without spending or being refused.
+      const state = await points.get(client.key);
+      ctx.set('RateLimit', state ? pointsField(state.remainingPoints, state.msBeforeNext) : pointsField(points.points, points.duration * 1000));
+      return next();
+    }
+    let state: RateLimiterRes;
+    try {
+      state = await points.consume(client.key, cost.points);
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      const wait = retryAfterSeconds(refusal.msBeforeNext);
+      ctx.set('RateLimit', pointsField(0, refusal.msBeforeNext));
+      throw ApiError.rateLimited(
+        `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${cost.points}; retry after ${wait} s.`,
+        wait,
+      );
+    }
+    ctx.set('RateLimit', pointsField(state.remainingPoints, state.msBeforeNext));
+    return next();
+  };
+}

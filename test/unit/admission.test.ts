@@ -1,0 +1,59 @@
+/**
+ * Admission control: at most N calls at once, a bounded queue served in order, and past it (or
+ * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.ts';
+import { createAdmission } from '../../src/search/admission.ts';
+
+/** A call that finishes when the test says so. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, call: () => opened.then(() => 'done') };
+}
+
+describe('admission', () => {
+  it('runs up to maxInFlight at once, queues `queue` more in order, refuses the rest at once', async () => {
+    const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000 });
+    const gates = [gate(), gate(), gate()];
+    const started: number[] = [];
+    const runs = gates.map((g, i) => admission.run(() => (started.push(i), g.call())));
+    expect(started).toEqual([0, 1]);
+    expect(admission.stats()).toEqual({ inFlight: 2, queued: 1, refused: 0 });
+
+    let called = false;
+    const refused = await admission.run(async () => (called = true)).catch((error) => error);
+    expect(called).toBe(false);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 503, code: 'overloaded', headers: { 'Retry-After': '1' } });
+
+    gates[0]!.open();
+    await runs[0];
+    expect(started).toEqual([0, 1, 2]);
+    gates[1]!.open();
+    gates[2]!.open();
+    expect(await Promise.all(runs)).toEqual(['done', 'done', 'done']);
+    expect(admission.stats()).toEqual({ inFlight: 0, queued: 0, refused: 1 });
+  });
+
+  it('refuses a queued call that waited queueMs, and frees its place', async () => {
+    const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30 });
+    const busy = gate();
+    const first = admission.run(busy.call);
+    let called = false;
+    const waited = admission.run(async () => (called = true)).catch((error: ApiError) => error.code);
+    expect(await waited).toBe('overloaded');
+    expect(called).toBe(false);
+    expect(admission.stats().queued).toBe(0);
+    busy.open();
+    await first;
+    expect(await admission.run(async () => 'next')).toBe('next');
+  });
+
+  it('releases the slot of a call that fails', async () => {
+    const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
+    await expect(admission.run(() => Promise.reject(new Error('es said no')))).rejects.toThrow('es said no');
+    expect(await admission.run(async () => 'ok')).toBe('ok');
+  });
+});
