@@ -10,6 +10,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import compress from 'koa-compress';
+import { autocompleteRoutes } from '../routes/autocomplete.ts';
 import type { AppRouter, AppState, RouteDeps } from '../routes/context.ts';
 import { currentRoutes } from '../routes/current.ts';
 import { entityRoutes } from '../routes/entities.ts';
@@ -31,7 +32,7 @@ import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 
 /** Route families, each in its own module under src/routes. */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
 
 /** Every route of the API on one router (the root and OpenAPI documents are written from it). */
 export function createRouter(deps: RouteDeps): AppRouter {

@@ -75,6 +75,8 @@ export interface KillmailDoc {
   victimId?: string;
   /** Killer character id, explicit killer type id and resolved killer entity id: `killer=` matches any. */
   killerIds: string[];
+  /** The one killer of the kill (`group_by=killer`): its entity id when resolved, else its character id, else its type id. */
+  killerId?: string;
   reporterId?: string;
   /** Killer proven NPC: an explicit killer type id, or a sourced enemy killer relation. */
   npc: boolean;
@@ -125,6 +127,7 @@ export const killmails: IndexDescription<KillmailDoc> = {
       systemId,
       victimId,
       killerIds: [...new Set(killerIds)],
+      killerId: str(killer.entityId) ?? killerCharacterId ?? killerTypeId,
       reporterId,
       npc: killerTypeId !== undefined || killer.isNpc === true || context.npcKillmails.has(id),
       tokens: tokensOf(

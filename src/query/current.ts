@@ -7,11 +7,11 @@
  * with `q` in relevance order, ties by id.
  */
 import { currentEntities, currentRelations } from '../indices/current.ts';
-import type { SortValue } from './cursor.ts';
+import { type EntitySort, searchable } from './entities.ts';
 import type { Profile } from './params.ts';
-import { type ListSpec, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
+import { type PagePosition, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
-import { BY_RELEVANCE, toSearchQuery } from './search.ts';
+import { toSearchQuery } from './search.ts';
 
 export interface CurrentListParams {
   environment: string;
@@ -19,6 +19,7 @@ export interface CurrentListParams {
   limit: number;
   q?: string;
   profile?: Profile;
+  sort?: EntitySort;
 }
 
 const ENTITY_BY_LABEL = toSort(currentEntities, currentEntities.sort);
@@ -31,25 +32,23 @@ export function currentEntityFilter(collection: string, environment: string, sco
   return [...filter, ...environmentScope(environment, scope, currentCycle)];
 }
 
-export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
   const filter = currentEntityFilter(collection, params.environment, params.scope, currentCycle);
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
-  const spec: ListSpec = { filter, sort: ENTITY_BY_LABEL, limit: params.limit, after };
-  if (params.q !== undefined) {
-    spec.must = [toSearchQuery(params.q, ['profileText'])];
-    spec.sort = BY_RELEVANCE;
-  }
-  return toListBody(spec);
+  const spec = { filter, sort: ENTITY_BY_LABEL, limit: params.limit, ...page };
+  return toListBody(searchable(spec, params.q, params.sort, (q) => toSearchQuery(q, ['profileText'])));
 }
 
-export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+/** Relation feeds have no `updatedAt`: label order, or relevance with `q`. */
+export const RELATION_SORTS = ['label:asc', 'relevance'] as const;
+
+export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
   const filter = [term('collection', collection), ...environmentScope(params.environment, params.scope, currentCycle)];
-  const spec: ListSpec = { filter, sort: RELATION_BY_LABEL, limit: params.limit, after };
-  if (params.q !== undefined) {
-    spec.must = [{ bool: { should: [{ match: { searchText: { query: params.q, operator: 'and' } } }, term('tokens', params.q)], minimum_should_match: 1 } }];
-    spec.sort = BY_RELEVANCE;
-  }
-  return toListBody(spec);
+  const spec = { filter, sort: RELATION_BY_LABEL, limit: params.limit, ...page };
+  const search = (q: string): Query => ({
+    bool: { should: [{ match: { searchText: { query: q, operator: 'and' } } }, term('tokens', q)], minimum_should_match: 1 },
+  });
+  return toListBody(searchable(spec, params.q, params.sort, search));
 }
 
 /** Rows per collection of a current index, all environments and cycles (the `/metrics` gauges). */

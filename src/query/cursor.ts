@@ -8,6 +8,11 @@
  * 400 naming `cursor` before any search. Even an authentic position is checked against the
  * type and range of the sort it will be used with (`checkPosition`), so no value can reach
  * Elasticsearch that it would refuse.
+ *
+ * A cursor also carries the first page's count of matching rows (`meta.count`): its
+ * generation never changes, so the later pages answer the same number without counting again
+ * (and can still be narrowed to their position). Cursors issued before counts have none; their
+ * pages count afresh.
  */
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
@@ -24,16 +29,31 @@ export type SortValue = string | number | null;
 /** What one sort clause yields: a score, keyword text, or an instant formatted as text. */
 export type SortKind = 'score' | 'keyword' | 'instant';
 
+/** The number of rows a list matches: exact, or a lower bound where counting stopped. */
+export interface Count {
+  value: number;
+  exact: boolean;
+}
+
 export interface Cursor {
   /** Generation the page was read from. */
   generation: string;
   /** `search_after` values: one per sort field (checked against the sort by `checkPosition`). */
   after: SortValue[];
+  /** The walk's count, taken on its first page. */
+  count?: Count;
 }
 
-/** The binding of a cursor: route pattern plus every parameter that shapes the result. */
+/**
+ * The binding of a cursor: route pattern plus every parameter that shapes the result. Absent
+ * parameters are left out and a one-value list (`kind=a`) binds as that value, so cursors
+ * issued before lists and new parameters existed still verify.
+ */
 export function cursorScope(route: string, params: Record<string, unknown>): string {
-  const canonical = JSON.stringify([route, Object.entries(params).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))]);
+  const values = Object.entries(params)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, Array.isArray(v) && v.length === 1 ? v[0] : v] as const);
+  const canonical = JSON.stringify([route, values.sort(([a], [b]) => (a < b ? -1 : 1))]);
   return hash('sha256', canonical, 'base64url').slice(0, 16);
 }
 
@@ -43,7 +63,8 @@ function mac(payload: string, key: string): Buffer {
 
 /** `<base64url payload>.<base64url MAC>`. */
 export function encodeCursor(cursor: Cursor, scope: string, key: string): string {
-  const payload = Buffer.from(JSON.stringify({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after })).toString('base64url');
+  const count = cursor.count && { c: [cursor.count.value, cursor.count.exact ? 1 : 0] };
+  const payload = Buffer.from(JSON.stringify({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after, ...count })).toString('base64url');
   return `${payload}.${mac(payload, key).toString('base64url')}`;
 }
 
@@ -64,12 +85,15 @@ export function decodeCursor(raw: string, scope: string, key: string): Cursor {
   } catch {
     throw invalid('not a cursor of this API');
   }
-  const { v, s, g, a } = (value ?? {}) as Record<string, unknown>;
+  const { v, s, g, a, c } = (value ?? {}) as Record<string, unknown>;
   if (v !== VERSION) throw invalid('unknown cursor version');
   if (s !== scope) throw invalid('it belongs to another route or other filters');
   if (typeof g !== 'string' || !/^[0-9a-z-]{1,64}$/.test(g)) throw invalid('no generation');
   if (!Array.isArray(a)) throw invalid('malformed position');
-  return { generation: g, after: a as SortValue[] };
+  if (c === undefined) return { generation: g, after: a as SortValue[] };
+  const [n, exact] = Array.isArray(c) && c.length === 2 ? c : [];
+  if (!Number.isSafeInteger(n) || (n as number) < 0 || (exact !== 0 && exact !== 1)) throw invalid('malformed count');
+  return { generation: g, after: a as SortValue[], count: { value: n as number, exact: exact === 1 } };
 }
 
 /** `date_nanos` sort values as `strict_date_optional_time_nanos` writes them, in UTC. */

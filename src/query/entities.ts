@@ -3,12 +3,11 @@
  * Elasticsearch request bodies. Pure: validated parameters in, body out.
  *
  * Lists are in label order (display name, else name, else id; case-insensitive), ties by
- * id; with `q` they are in relevance order, ties by id.
+ * id; with `q` they are in relevance order, ties by id. `sort` picks another of `ENTITY_SORTS`.
  */
 import { entities } from '../indices/entities.ts';
-import type { SortValue } from './cursor.ts';
-import { type ListSpec, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
-import type { Profile } from './params.ts';
+import { type ListSpec, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
+import type { AnyOf, Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { BY_RELEVANCE, toSearchQuery } from './search.ts';
 
@@ -17,25 +16,44 @@ export interface EntityListParams {
   scope: CycleScope;
   limit: number;
   q?: string;
-  entityType?: string;
+  entityType?: AnyOf;
   profile?: Profile;
+  /** Default: `relevance` with `q`, else `label:asc`. */
+  sort?: EntitySort;
   /** Only static types: entities whose id ends in `:type:<typeId>` (`/v1/types`). */
   staticTypes?: boolean;
 }
 
-const BY_LABEL = toSort(entities, entities.sort);
+/** The orders of entity lists (and current collections); `relevance` needs `q`. */
+export const ENTITY_SORTS = ['label:asc', 'updatedAt:desc', 'relevance'] as const;
+export type EntitySort = (typeof ENTITY_SORTS)[number];
 
-export function toEntityListBody(params: EntityListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+const BY_LABEL = toSort(entities, entities.sort);
+/**
+ * Most recently updated first. Rows without `updatedAt` sort as the epoch (`missing: 0`), last:
+ * a position then holds a real instant, which `missing: _last` would not give back.
+ */
+const BY_UPDATE = [{ updatedAt: { order: 'desc', format: 'strict_date_optional_time_nanos', missing: 0 } }, { id: { order: 'asc' } }] as const;
+
+/** The sort clauses of an entity-list order (the label sort of the index searched). */
+export function entitySort(sort: EntitySort, byLabel: ListSpec['sort']): ListSpec['sort'] {
+  if (sort === 'relevance') return BY_RELEVANCE;
+  return sort === 'updatedAt:desc' ? (BY_UPDATE as unknown as ListSpec['sort']) : byLabel;
+}
+
+/** A list spec with `q` scoring (when given) and the requested order. */
+export function searchable(spec: ListSpec, q: string | undefined, sort: EntitySort | undefined, search: (q: string) => Query): ListSpec {
+  if (q !== undefined) spec.must = [search(q)];
+  spec.sort = entitySort(sort ?? (q === undefined ? 'label:asc' : 'relevance'), spec.sort);
+  return spec;
+}
+
+export function toEntityListBody(params: EntityListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
   const filter: Query[] = environmentScope(params.environment, params.scope, currentCycle);
-  if (params.entityType !== undefined) filter.push(term('entityType', params.entityType));
+  if (params.entityType !== undefined) filter.push(oneOf('entityType', params.entityType));
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
-  const spec: ListSpec = { filter, sort: BY_LABEL, limit: params.limit, after };
-  if (params.q !== undefined) {
-    spec.must = [toSearchQuery(params.q)];
-    spec.sort = BY_RELEVANCE;
-  }
-  return toListBody(spec);
+  return toListBody(searchable({ filter, sort: BY_LABEL, limit: params.limit, ...page }, params.q, params.sort, (q) => toSearchQuery(q)));
 }
 
 /** One entity by id or slug (ids win over slugs), optionally of one type. Not scoped. */

@@ -49,6 +49,19 @@ export function terms(field: string, values: readonly (string | number)[]): Quer
   return { terms: { [field]: [...values] } };
 }
 
+/** An exact filter on one value, or on any of several (`kind=a|b`). */
+export function oneOf(field: string, values: readonly string[]): Query {
+  return values.length === 1 ? term(field, values[0]!) : terms(field, values);
+}
+
+/** The same sort with every clause in the other direction (`occurredAt:asc` of a newest-first index). */
+export function reversed(sort: readonly estypes.SortCombinations[]): estypes.SortCombinations[] {
+  return sort.map((clause) => {
+    const [field, options] = Object.entries(clause as Record<string, { order: 'asc' | 'desc' }>)[0]!;
+    return { [field]: { ...options, order: options.order === 'asc' ? 'desc' : 'asc' } };
+  });
+}
+
 /** The cycle filter of a scope, or none when the scope admits every cycle. */
 export function scopeFilter(scope: CycleScope, currentCycle: number): Query[] {
   const cycles = scopeCycles(scope, currentCycle);
@@ -60,13 +73,27 @@ export function environmentScope(environment: string, scope: CycleScope, current
   return [term('environment', environment), ...scopeFilter(scope, currentCycle)];
 }
 
-export interface ListSpec {
+/**
+ * Where a page starts and whether it counts: `after` is the decoded cursor position; `count`
+ * asks Elasticsearch for the number of matching rows (`true`: exactly; a number: exactly up to
+ * it, a lower bound beyond). Pages after the first take their count from the cursor instead.
+ */
+export interface PagePosition {
+  after?: SortValue[];
+  count?: boolean | number;
+}
+
+export interface ListSpec extends PagePosition {
   filter: Query[];
   /** Scoring clauses (search); without them the query is a pure filter. */
   must?: Query[];
   sort: estypes.SortCombinations[];
   limit: number;
-  after?: SortValue[];
+  /**
+   * The first sort field is the index sort's, present on every row (events, killmails): a
+   * position may then narrow the query to the range it implies (see `positionRange`).
+   */
+  indexSorted?: boolean;
 }
 
 /**
@@ -84,13 +111,15 @@ function positionRange(sort: estypes.SortCombinations[], after: SortValue[] | un
 
 export function toListBody(spec: ListSpec): SearchBody {
   // No source filtering: the stored `_source` is the row alone (see mappings), returned as it is.
-  const { must, sort, limit, after } = spec;
-  const filter = [...spec.filter, ...positionRange(sort, after)];
+  const { must, sort, limit, after, count = false } = spec;
+  // A counted page counts every matching row, so it cannot be narrowed to its position.
+  const narrow = spec.indexSorted === true && count === false;
+  const filter = [...spec.filter, ...(narrow ? positionRange(sort, after) : [])];
   const body: SearchBody = {
     query: must?.length ? { bool: { filter, must } } : { bool: { filter } },
     sort,
     size: limit + 1,
-    track_total_hits: false,
+    track_total_hits: count,
   };
   if (after !== undefined) body.search_after = after as estypes.FieldValue[];
   return body;

@@ -7,7 +7,9 @@
  * exactly `true` or `false`; `q` is at most 200 characters. Unknown `environment`, `type`
  * and filter values are data, not errors: they match nothing.
  */
+import { ApiError } from '../errors.ts';
 import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
+import { type TimeBound, toTimeBound } from './time-range.ts';
 import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
 
 export const DEFAULT_LIMIT = 50;
@@ -58,9 +60,27 @@ export const PROFILE = queryParameter('profile', {
   convert: (text) => text as Profile,
 });
 
-/** An exact-match filter on a text field: any value, an unknown one matches nothing. */
+/** Several values of an exact filter: `a|b` matches rows with either (OpenAlex's OR). */
+export type AnyOf = readonly string[];
+
+/**
+ * An exact-match filter on a text field: one value, or several separated by `|` (OR). Members
+ * are trimmed; an empty one is a 400. An unknown value matches nothing.
+ */
 const filter = <const Name extends string>(name: Name, description: string, examples?: string[]) =>
-  queryParameter(name, { description, schema: { type: 'string', ...(examples && { examples }) }, expects: 'text' });
+  queryParameter(name, {
+    description: `${description} Several values separated by \`|\` match any of them.`,
+    schema: { type: 'string', pattern: '^[^|]+(?:\\|[^|]+)*$', ...(examples && { examples }) },
+    expects: 'a value, or several separated by | (none of them empty)',
+    convert: (text): AnyOf => anyOf(name, text),
+  });
+
+/** `a|b` → its distinct trimmed members; an empty member is a 400 naming the parameter. */
+export function anyOf(name: string, text: string): AnyOf {
+  const members = text.split('|').map((member) => member.trim());
+  if (members.some((member) => member === '')) throw ApiError.badParameter(name, `${name} has an empty value between "|" separators.`);
+  return [...new Set(members)];
+}
 
 export const TYPE = filter('type', 'Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal).', ['character', 'system']);
 export const ENTITY_TYPE = filter('entityType', 'Entity type (exact); same as `type`.', ['character', 'system']);
@@ -83,6 +103,63 @@ export const NPC = queryParameter('npc', {
 });
 
 export const SOURCE_KIND = filter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);
+
+/** The registry's confidence labels (export format, section 4). */
+export const CONFIDENCE_LABELS = ['verified', 'probable', 'reported', 'stale', 'unknown'] as const;
+const LABELS = CONFIDENCE_LABELS.join('|');
+
+export const CONFIDENCE = queryParameter('confidence', {
+  description: `Only facts of these confidence labels: one of \`${CONFIDENCE_LABELS.join('`, `')}\`, or several separated by \`|\`.`,
+  schema: { type: 'string', pattern: `^(?:${LABELS})(?:\\|(?:${LABELS}))*$`, examples: ['verified', 'verified|probable'] },
+  expects: `${CONFIDENCE_LABELS.join(', ')}, or several of them separated by |`,
+  convert: (text): AnyOf => anyOf('confidence', text),
+});
+
+const instantWords = (bound: string) =>
+  `an ISO 8601 instant with a zone (\`2026-06-01T00:00:00Z\`, \`2026-06-01T09:30:00.123456789+02:00\`; any number of fraction digits), compared as an instant: ${bound}`;
+const INSTANT_SCHEMA = {
+  type: 'string',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})$',
+} as const;
+
+export const SINCE = queryParameter('since', {
+  description: `Only rows at or after this time: ${instantWords('inclusive')}.`,
+  schema: { ...INSTANT_SCHEMA, examples: ['2026-06-01T00:00:00Z'] },
+  expects: 'an ISO 8601 instant with a zone, e.g. 2026-06-01T00:00:00Z',
+  convert: (text): TimeBound => toTimeBound('since', text),
+});
+
+export const UNTIL = queryParameter('until', {
+  description: `Only rows before this time: ${instantWords('exclusive')}.`,
+  schema: { ...INSTANT_SCHEMA, examples: ['2026-07-01T00:00:00Z'] },
+  expects: 'an ISO 8601 instant with a zone, e.g. 2026-07-01T00:00:00Z',
+  convert: (text): TimeBound => toTimeBound('until', text),
+});
+
+export const INCLUDE_UNKNOWN = queryParameter('include_unknown', {
+  description: 'With `group_by`: `true` adds one group (`key: null`) for the rows without a value.',
+  schema: { type: 'boolean' },
+  expects: 'true or false',
+  convert: (text) => text === 'true',
+});
+
+/**
+ * `sort` of a route: one of a small documented set of orders (`default` says which applies
+ * without it). A cursor is bound to the order it was issued for.
+ */
+export function sortParameter<const Order extends string>(orders: readonly Order[], defaultWords: string) {
+  return queryParameter('sort', {
+    description: `Order of the rows: \`${orders.join('`, `')}\`. Default: ${defaultWords}.`,
+    schema: { type: 'string', enum: orders },
+    expects: `one of: ${orders.join(', ')}`,
+    convert: (text) => text as Order,
+  });
+}
+
+/** The order a cursor binds: left out when it is the route's default, so default-order cursors stay as they were. */
+export function boundSort<Order extends string>(sort: Order | undefined, defaultSort: Order): Order | undefined {
+  return sort === defaultSort ? undefined : sort;
+}
 
 /** The parameters of every scoped list route, in validation order. */
 export const LIST = [ENVIRONMENT, CYCLES, CYCLE, LIMIT, CURSOR] as const;

@@ -4,8 +4,8 @@
  * these unbounded: its weak point 6). Not cycle-scoped: provenance shows all evidence.
  */
 import { entitySources, facts, relations, sources } from '../indices/provenance.ts';
-import type { SortValue } from './cursor.ts';
-import { type Query, type SearchBody, scopeFilter, term, toListBody, toSort } from './list.ts';
+import { type PagePosition, type Query, type SearchBody, oneOf, scopeFilter, term, toListBody, toSort } from './list.ts';
+import type { AnyOf } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 
@@ -14,17 +14,24 @@ const RELATION_SORT = toSort(relations, relations.sort);
 const ENTITY_SOURCE_SORT = toSort(entitySources, entitySources.sort);
 const SOURCE_SORT = toSort(sources, sources.sort);
 
-export function toEntityFactsBody(entityId: string, limit: number, after?: SortValue[]): SearchBody {
-  return toListBody({ filter: [term('entityId', entityId)], sort: FACT_SORT, limit, after });
+/** Filters of an entity's facts beyond the entity (`confidence`). */
+export interface FactFilters {
+  confidence?: AnyOf;
 }
 
-export function toEntityRelationsBody(entityId: string, limit: number, after?: SortValue[]): SearchBody {
+export function toEntityFactsBody(entityId: string, limit: number, page: PagePosition = {}, filters: FactFilters = {}): SearchBody {
+  const filter = [term('entityId', entityId)];
+  if (filters.confidence !== undefined) filter.push(oneOf('confidence', filters.confidence));
+  return toListBody({ filter, sort: FACT_SORT, limit, ...page });
+}
+
+export function toEntityRelationsBody(entityId: string, limit: number, page: PagePosition = {}): SearchBody {
   const either: Query = { bool: { should: [term('subjectEntityId', entityId), term('objectEntityId', entityId)], minimum_should_match: 1 } };
-  return toListBody({ filter: [either], sort: RELATION_SORT, limit, after });
+  return toListBody({ filter: [either], sort: RELATION_SORT, limit, ...page });
 }
 
-export function toEntitySourcesBody(entityId: string, limit: number, after?: SortValue[]): SearchBody {
-  return toListBody({ filter: [term('entityId', entityId)], sort: ENTITY_SOURCE_SORT, limit, after });
+export function toEntitySourcesBody(entityId: string, limit: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ filter: [term('entityId', entityId)], sort: ENTITY_SOURCE_SORT, limit, ...page });
 }
 
 export interface SourceListParams {
@@ -33,17 +40,17 @@ export interface SourceListParams {
   scope: CycleScope;
   limit: number;
   q?: string;
-  kind?: string;
+  kind?: AnyOf;
 }
 
 /** `/v1/sources`: the environment's sources and those without one, as the reference does; by kind, then id. */
-export function toSourceListBody(params: SourceListParams, currentCycle: number, after?: SortValue[]): SearchBody {
+export function toSourceListBody(params: SourceListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
   const env: Query = {
     bool: { should: [term('environment', params.environment), { bool: { must_not: { exists: { field: 'environment' } } } }], minimum_should_match: 1 },
   };
   const filter = [env];
   if (params.scope.kind !== 'default') filter.push(...scopeFilter(params.scope, currentCycle));
-  if (params.kind !== undefined) filter.push(term('kind', params.kind));
+  if (params.kind !== undefined) filter.push(oneOf('kind', params.kind));
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
-  return toListBody({ filter, sort: SOURCE_SORT, limit: params.limit, after });
+  return toListBody({ filter, sort: SOURCE_SORT, limit: params.limit, ...page });
 }

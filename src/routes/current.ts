@@ -15,19 +15,41 @@ import {
   toCurrentRelationListBody,
 } from '../query/current.ts';
 import { toEntityListBody } from '../query/entities.ts';
-import { LIST, PROFILE, Q, listParams } from '../query/params.ts';
+import { RELATION_SORTS } from '../query/current.ts';
+import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
+import { INCLUDE_UNKNOWN, LIST, PROFILE, Q, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { selectParameter } from '../query/select.ts';
 import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';
+import { ApiError } from '../errors.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, route } from './operation.ts';
-import { sendPage } from './page.ts';
-import { ref } from './records.ts';
+import { ENTITY_SORT, entitySortOf } from './entities.ts';
+import { groupRequest, sendPage } from './page.ts';
+import { fieldsOf, ref } from './records.ts';
 
-const ENTITY_QUERY = [...LIST, Q, PROFILE] as const;
-const RELATION_QUERY = [...LIST, Q] as const;
+/** Current rows group by their cycle and type; fallback rows (entities) have both too. */
+const ENTITY_QUERY = [
+  ...LIST,
+  Q,
+  PROFILE,
+  ENTITY_SORT,
+  selectParameter(fieldsOf('CurrentEntity', 'Entity')),
+  groupByParameter([cycleGroup, keyword('entityType')]),
+  INCLUDE_UNKNOWN,
+] as const;
+const RELATION_SORT = sortParameter(RELATION_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`');
+const RELATION_QUERY = [
+  ...LIST,
+  Q,
+  RELATION_SORT,
+  selectParameter(fieldsOf('CurrentRelation')),
+  groupByParameter([keyword('predicate'), cycleGroup]),
+  INCLUDE_UNKNOWN,
+] as const;
 
 function parseCurrent(params: Values<typeof ENTITY_QUERY>, deps: RouteDeps): CurrentListParams & { cursor?: string } {
-  return { ...listParams(params, deps.config.defaultEnvironment), q: params.q, profile: params.profile };
+  return { ...listParams(params, deps.config.defaultEnvironment), q: params.q, profile: params.profile, sort: entitySortOf(params.sort, params.q) };
 }
 
 /** Whether the collection has any current row in this environment and scope (cached per generation). */
@@ -62,7 +84,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
-      const common = { route: path, cursor, limit };
+      const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params) };
       await sendPage(
         ctx,
         deps,
@@ -71,13 +93,13 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
               ...common,
               bind: { ...bind, mode: 'entities' },
               index: 'entities',
-              body: (reader, after) => toEntityListBody({ ...p, entityType }, reader.generation.currentCycle, after),
+              body: (reader, page) => toEntityListBody({ ...p, entityType: [entityType] }, reader.generation.currentCycle, page),
             }
           : {
               ...common,
               bind: { ...bind, mode: 'current' },
               index: 'current_entities',
-              body: (reader, after) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, after),
+              body: (reader, page) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, page),
             },
       );
     });
@@ -87,14 +109,18 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     const path = `/v1/current/${collection}`;
     const operation = { summary: `Current ${predicates.join(' / ')} relations`, query: RELATION_QUERY, answer: list(ref('CurrentRelation')) };
     route(router, path, operation, async (ctx: AppContext, params) => {
-      const { cursor, limit, ...bind } = { ...listParams(params, deps.config.defaultEnvironment), q: params.q };
+      if (params.sort === 'relevance' && params.q === undefined) throw ApiError.badParameter('sort', 'sort=relevance ranks by q: give q, or another sort.');
+      const sort = boundSort(params.sort, params.q === undefined ? 'label:asc' : 'relevance');
+      const { cursor, limit, ...bind } = { ...listParams(params, deps.config.defaultEnvironment), q: params.q, sort };
       await sendPage(ctx, deps, {
         route: path,
         bind,
         cursor,
         limit,
         index: 'current_relations',
-        body: (reader, after) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, after),
+        body: (reader, page) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, page),
+        select: params.select,
+        groups: groupRequest(params),
       });
     });
   }

@@ -6,49 +6,85 @@ import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { type EntityListParams, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
-import { CURSOR, DEFAULT_LIMIT, ENTITY_TYPE, ENVIRONMENT, LIMIT, LIST, PROFILE, Q, TYPE, listParams } from '../query/params.ts';
+import { ENTITY_SORTS, type EntityListParams, type EntitySort, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
+import { type GroupField, cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
+import {
+  CONFIDENCE,
+  CURSOR,
+  DEFAULT_LIMIT,
+  ENTITY_TYPE,
+  ENVIRONMENT,
+  INCLUDE_UNKNOWN,
+  LIMIT,
+  LIST,
+  PROFILE,
+  Q,
+  TYPE,
+  boundSort,
+  listParams,
+  sortParameter,
+} from '../query/params.ts';
 import type { Values } from '../query/parameters.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
-import type { SearchBody } from '../query/list.ts';
+import { selectParameter } from '../query/select.ts';
+import type { PagePosition, SearchBody } from '../query/list.ts';
+import type { AnyOf } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { firstRow } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { sendPage } from './page.ts';
-import { ref } from './records.ts';
+import { groupRequest, sendPage } from './page.ts';
+import { fieldsOf, ref } from './records.ts';
 
 type Rowed = { row: Row };
 const rowOf = (source: Rowed) => source.row;
 
-/** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
-const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE] as const;
-const TYPED_QUERY = [...LIST, Q] as const;
-const CHARACTERS_QUERY = [...LIST, Q, PROFILE] as const;
+/** `sort` of entity lists and current entity collections. */
+export const ENTITY_SORT = sortParameter(ENTITY_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`; `updatedAt:desc` puts rows without `updatedAt` last');
+export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('environment'), cycleGroup];
+/** What every entity list takes beyond its filters: order, fields, groups. */
+const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN] as const;
 
-function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityListParams & { cursor?: string } {
+/** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
+const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE, ...SHAPE] as const;
+const TYPED_QUERY = [...LIST, Q, ...SHAPE] as const;
+const CHARACTERS_QUERY = [...LIST, Q, PROFILE, ...SHAPE] as const;
+
+/** The order of an entity list; `relevance` without `q` is a 400. */
+export function entitySortOf(sort: EntitySort | undefined, q: string | undefined): EntitySort | undefined {
+  if (sort === 'relevance' && q === undefined) throw ApiError.badParameter('sort', 'sort=relevance ranks by q: give q, or another sort.');
+  return boundSort(sort, q === undefined ? 'label:asc' : 'relevance');
+}
+
+type EntityList = EntityListParams & { cursor?: string; params: Values<typeof SEARCH_QUERY> };
+
+function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityList {
   const { type, entityType, q, profile } = params;
-  if (type !== undefined && entityType !== undefined && type !== entityType) {
+  if (type !== undefined && entityType !== undefined && type.join('|') !== entityType.join('|')) {
     throw ApiError.badParameter('type', 'Give type or entityType, not two different values.');
   }
   return {
     ...listParams(params, deps.config.defaultEnvironment),
     q,
-    entityType: options.entityType ?? type ?? entityType,
+    entityType: options.entityType !== undefined ? [options.entityType] : (type ?? entityType),
     profile,
     staticTypes: options.staticTypes,
+    sort: entitySortOf(params.sort, q),
+    params,
   };
 }
 
-async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: ReturnType<typeof parseEntityList>) {
-  const { cursor, limit, ...bind } = p;
+async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: EntityList) {
+  const { cursor, limit, params, ...bind } = p;
   await sendPage(ctx, deps, {
     route,
     bind,
     cursor,
     limit,
     index: 'entities',
-    body: (reader, after) => toEntityListBody(p, reader.generation.currentCycle, after),
+    body: (reader, page) => toEntityListBody(p, reader.generation.currentCycle, page),
+    select: params.select,
+    groups: groupRequest(params),
   });
 }
 
@@ -61,11 +97,38 @@ async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, en
 /** Entity sources answer the nested source object; facts and relations their rows, passed through. */
 const sourceOf = (s: Rowed) => (s.row.source ?? s.row) as Row;
 
+/** Facts group by their source's kind through the sources index (facts rows carry none). */
+const FACT_GROUPS: GroupField[] = [keyword('key'), keyword('confidence'), { name: 'sourceKind', field: 'sourceId', type: 'keyword', through: 'sourceKind' }, cycleGroup];
+
 const SUBROUTES = {
-  facts: { index: 'facts', body: toEntityFactsBody, toRecord: undefined, summary: 'Facts', schema: ref('Fact') },
-  relations: { index: 'relations', body: toEntityRelationsBody, toRecord: undefined, summary: 'Relations (as subject or object)', schema: ref('Relation') },
-  sources: { index: 'entity_sources', body: toEntitySourcesBody, toRecord: sourceOf, summary: 'Sources', schema: ref('EntitySource') },
+  facts: {
+    index: 'facts',
+    toRecord: undefined,
+    summary: 'Facts',
+    schema: ref('Fact'),
+    query: [LIMIT, CURSOR, CONFIDENCE, selectParameter(fieldsOf('Fact')), groupByParameter(FACT_GROUPS), INCLUDE_UNKNOWN],
+  },
+  relations: {
+    index: 'relations',
+    toRecord: undefined,
+    summary: 'Relations (as subject or object)',
+    schema: ref('Relation'),
+    query: [LIMIT, CURSOR, selectParameter(fieldsOf('Relation')), groupByParameter([keyword('predicate'), keyword('confidence')]), INCLUDE_UNKNOWN],
+  },
+  sources: {
+    index: 'entity_sources',
+    toRecord: sourceOf,
+    summary: 'Sources',
+    schema: ref('EntitySource'),
+    query: [LIMIT, CURSOR, selectParameter(fieldsOf('EntitySource')), groupByParameter([keyword('kind')]), INCLUDE_UNKNOWN],
+  },
 } as const;
+
+/** The body of a subroute's page: facts take their `confidence` filter. */
+function subrouteBody(name: keyof typeof SUBROUTES, id: string, limit: number, page: PagePosition, params: { confidence?: AnyOf }) {
+  if (name === 'facts') return toEntityFactsBody(id, limit, page, { confidence: params.confidence });
+  return name === 'relations' ? toEntityRelationsBody(id, limit, page) : toEntitySourcesBody(id, limit, page);
+}
 
 /** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
 const HISTORY_LIMIT = 200;
@@ -83,19 +146,23 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     ctx.body = toEnvelope(row, deps.meta);
   });
 
-  for (const [name, sub] of Object.entries(SUBROUTES)) {
+  for (const [name, sub] of Object.entries(SUBROUTES) as [keyof typeof SUBROUTES, (typeof SUBROUTES)[keyof typeof SUBROUTES]][]) {
     const path = `/v1/entities/:idOrSlug/${name}`;
-    route(router, path, { summary: `${sub.summary} of an entity`, query: [LIMIT, CURSOR], answer: list(sub.schema) }, async (ctx, params) => {
-      const { limit = DEFAULT_LIMIT, cursor } = params;
+    route(router, path, { summary: `${sub.summary} of an entity`, query: sub.query, answer: list(sub.schema) }, async (ctx, values) => {
+      // Only facts declare `confidence`; on the other subroutes it is always absent.
+      const params = values as Values<typeof SUBROUTES.facts.query>;
+      const { limit = DEFAULT_LIMIT, cursor, confidence } = params;
       const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
       await sendPage(ctx, deps, {
         route: path,
-        bind: { id },
+        bind: { id, confidence },
         cursor,
         limit,
         index: sub.index,
-        body: (_reader, after) => sub.body(id, limit, after),
+        body: (_reader, page) => subrouteBody(name, id, limit, page, { confidence }),
         toRecord: sub.toRecord,
+        select: params.select,
+        groups: groupRequest(params),
       });
     });
   }

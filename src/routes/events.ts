@@ -1,26 +1,65 @@
-/** `/v1/events` (newest first, cycle-scoped, exact filters) and `/v1/events/{id}`. */
-import { EVENT_KIND, LIST, MODULE, PACKAGE_ID, Q, SOURCE_ID, TRANSACTION_DIGEST, listParams } from '../query/params.ts';
-import { toEventListBody } from '../query/timeline.ts';
+/** `/v1/events` (newest first, cycle-scoped, exact filters, ranges, groups) and `/v1/events/{id}`. */
+import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
+import {
+  EVENT_KIND,
+  INCLUDE_UNKNOWN,
+  LIST,
+  MODULE,
+  PACKAGE_ID,
+  Q,
+  SINCE,
+  SOURCE_ID,
+  TRANSACTION_DIGEST,
+  UNTIL,
+  boundSort,
+  listParams,
+  sortParameter,
+} from '../query/params.ts';
+import { selectParameter } from '../query/select.ts';
+import { TIMELINE_SORTS, toEventListBody } from '../query/timeline.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { sendPage } from './page.ts';
-import { ref } from './records.ts';
+import { groupRequest, sendPage } from './page.ts';
+import { fieldsOf, ref } from './records.ts';
+
+/** Events counted exactly up to this many rows per list; past it `meta.count` is a lower bound (bench/RESULTS.md). */
+export const TIMELINE_COUNT_UP_TO = 100_000;
+
+const GROUPS = [keyword('kind'), keyword('module'), keyword('package_id', 'packageId'), keyword('source_id', 'sourceId', 'sources'), cycleGroup];
 
 export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [...LIST, Q, EVENT_KIND, MODULE, PACKAGE_ID, TRANSACTION_DIGEST, SOURCE_ID] as const;
+  const query = [
+    ...LIST,
+    Q,
+    EVENT_KIND,
+    MODULE,
+    PACKAGE_ID,
+    TRANSACTION_DIGEST,
+    SOURCE_ID,
+    SINCE,
+    UNTIL,
+    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first)'),
+    selectParameter(fieldsOf('Event')),
+    groupByParameter(GROUPS, 'occurredAt'),
+    INCLUDE_UNKNOWN,
+  ] as const;
   route(router, '/v1/events', { summary: 'Chain events, newest first', query, answer: list(ref('Event')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
     // Filters are snake_case as the reference's clients send them; the indexed fields are camelCase.
-    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId } = params;
-    const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q };
+    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until } = params;
+    const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
+    const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q, since, until, sort };
     await sendPage(ctx, deps, {
       route: '/v1/events',
       bind,
       cursor,
       limit,
       index: 'events',
-      body: (reader, after) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, after),
+      body: (reader, page) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      countUpTo: TIMELINE_COUNT_UP_TO,
+      select: params.select,
+      groups: groupRequest(params),
     });
   });
 

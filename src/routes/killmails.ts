@@ -11,12 +11,25 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
-import { KILLER, LIST, NPC, Q, REPORTER, SYSTEM, VICTIM, listParams } from '../query/params.ts';
-import { type KillmailListParams, toKillmailListBody } from '../query/timeline.ts';
+import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
+import { INCLUDE_UNKNOWN, KILLER, LIST, NPC, Q, REPORTER, SINCE, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { selectParameter } from '../query/select.ts';
+import { type KillmailListParams, TIMELINE_SORTS, toKillmailListBody } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, one, route } from './operation.ts';
-import { sendPage } from './page.ts';
-import { ref } from './records.ts';
+import { TIMELINE_COUNT_UP_TO } from './events.ts';
+import { groupRequest, sendPage } from './page.ts';
+import { fieldsOf, ref } from './records.ts';
+
+/** Actors group by entity id (labelled with the entity's name); `killer` by the one killer of each kill. */
+const GROUPS = [
+  keyword('system', 'systemId', 'entities'),
+  keyword('victim', 'victimId', 'entities'),
+  keyword('killer', 'killerId', 'entities'),
+  keyword('reporter', 'reporterId', 'entities'),
+  { name: 'npc', field: 'npc', type: 'boolean' } as const,
+  cycleGroup,
+];
 
 /** The list view and the exported row of one killmail, or 404. */
 async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: Row; original: Row }> {
@@ -28,18 +41,36 @@ async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: R
 }
 
 export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [...LIST, Q, SYSTEM, VICTIM, KILLER, REPORTER, NPC] as const;
+  const query = [
+    ...LIST,
+    Q,
+    SYSTEM,
+    VICTIM,
+    KILLER,
+    REPORTER,
+    NPC,
+    SINCE,
+    UNTIL,
+    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first)'),
+    selectParameter(fieldsOf('Killmail')),
+    groupByParameter(GROUPS, 'occurredAt'),
+    INCLUDE_UNKNOWN,
+  ] as const;
   route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
-    const { q, system, victim, killer, reporter, npc } = params;
-    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc };
+    const { q, system, victim, killer, reporter, npc, since, until } = params;
+    const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
+    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc, since, until, sort };
     await sendPage(ctx, deps, {
       route: '/v1/killmails',
       bind,
       cursor,
       limit,
       index: 'killmails',
-      body: (reader, after) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, after),
+      body: (reader, page) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      countUpTo: TIMELINE_COUNT_UP_TO,
+      select: params.select,
+      groups: groupRequest(params),
     });
   });
 

@@ -75,9 +75,50 @@ function errorSchema(code: ErrorCode | ErrorCode[]): JsonSchema {
   return { type: 'object', properties: { error, meta: { $ref: '#/components/schemas/Meta' } }, required: ['error', 'meta'], additionalProperties: false };
 }
 
-/** `{data, meta}`; a page is `{data: [record…], meta, nextCursor?}`. */
-function envelope(data: JsonSchema, paged: boolean): JsonSchema {
-  const properties: Json = { data: paged ? { type: 'array', items: data } : data, meta: { $ref: '#/components/schemas/Meta' } };
+/** `meta` of a list: the rows matched, and with `group_by` the groups. */
+const LIST_META: JsonSchema = {
+  type: 'object',
+  properties: {
+    registry: { type: 'string' },
+    apiVersion: { const: 'v1' },
+    count: { type: 'integer', minimum: 0, description: 'Rows matching the filters and scope (not the page).' },
+    countIsExact: { type: 'boolean', description: '`false`: counting stopped at `count`, a lower bound.' },
+    groupsCount: { type: 'integer', minimum: 0, description: 'With `group_by`: groups in all (not only those answered).' },
+    groupsCountIsExact: { type: 'boolean', description: '`false`: `groupsCount` is an estimate (more groups than answered).' },
+  },
+  required: ['registry', 'apiVersion', 'count', 'countIsExact'],
+  additionalProperties: false,
+};
+
+/** One group of a `group_by` answer. */
+const GROUP: JsonSchema = {
+  type: 'object',
+  properties: {
+    key: { type: ['string', 'integer', 'boolean', 'null'], description: 'The value; `null`: rows without one (`include_unknown=true`); a histogram bucket\'s first day.' },
+    label: { type: ['string', 'null'], description: "The display label of the record an id key names (null when the registry has none), else the key as text." },
+    count: { type: 'integer', minimum: 0 },
+  },
+  required: ['key', 'label', 'count'],
+  additionalProperties: false,
+};
+
+/** Rows reduced by `select`: `id` and the fields asked for. */
+const SELECTED = { type: 'array', items: { type: 'object', description: 'With `select`: the row reduced to `id` and the selected fields.' } };
+
+/** What a list's `data` can be besides its rows: reduced rows (`select`), groups (`group_by`). */
+interface Shapes {
+  selectable: boolean;
+  grouped: boolean;
+}
+
+/** `{data, meta}`; a page is `{data: [record…], meta, nextCursor?}`, its rows reduced by `select`, or its groups with `group_by`. */
+function envelope(data: JsonSchema, paged: boolean, shapes: Shapes = { selectable: false, grouped: false }): JsonSchema {
+  const rows = { type: 'array', items: data };
+  const alternatives = [rows, ...(shapes.selectable ? [SELECTED] : []), ...(shapes.grouped ? [{ type: 'array', items: { $ref: '#/components/schemas/Group' } }] : [])];
+  const properties: Json = {
+    data: paged ? (alternatives.length > 1 ? { anyOf: alternatives } : rows) : data,
+    meta: { $ref: `#/components/schemas/${paged ? 'ListMeta' : 'Meta'}` },
+  };
   if (paged) properties.nextCursor = { type: 'string', description: 'Present when more rows follow: the `cursor` of the next page.' };
   return { type: 'object', properties, required: ['data', 'meta'], additionalProperties: false };
 }
@@ -90,7 +131,9 @@ function successes(operation: Operation): Json {
   switch (answer.kind) {
     case 'one':
     case 'list':
-      return { 200: { description: 'OK', content: json(envelope(answer.data, answer.kind === 'list')) } };
+      const takes = (name: string) => operation.query.some((p) => p.name === name);
+      const shapes = { selectable: takes('select'), grouped: takes('group_by') };
+      return { 200: { description: 'OK', content: json(envelope(answer.data, answer.kind === 'list', shapes)) } };
     case 'bare':
       return { 200: { description: 'OK', content: json(answer.data) } };
     case 'metrics':
@@ -213,7 +256,7 @@ export function openApiDocument(router: AppRouter): Json {
     openapi: '3.1.0',
     info: { title: 'Registry Query Gateway', version: 'v1', description: INFO_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     paths,
-    components: { schemas: { Meta: META, ...SCHEMAS, ...errorSchemas }, responses: errorResponses },
+    components: { schemas: { Meta: META, ListMeta: LIST_META, Group: GROUP, ...SCHEMAS, ...errorSchemas }, responses: errorResponses },
   };
 }
 

@@ -2,16 +2,18 @@
  * `/v1/sources` (paged by kind then id; the reference had no cursor, so only its first 200
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
-import { LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
+import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
+import { INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
+import { selectParameter } from '../query/select.ts';
 import { toSourceListBody } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { sendPage } from './page.ts';
-import { ref } from './records.ts';
+import { groupRequest, sendPage } from './page.ts';
+import { fieldsOf, ref } from './records.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [...LIST, Q, SOURCE_KIND] as const;
+  const query = [...LIST, Q, SOURCE_KIND, selectParameter(fieldsOf('Source')), groupByParameter([keyword('kind'), cycleGroup]), INCLUDE_UNKNOWN] as const;
   const summary = 'Sources of the environment and those without one, by kind then id; across cycles unless `cycles`/`cycle` is given';
   route(router, '/v1/sources', { summary, query, answer: list(ref('Source')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
@@ -22,7 +24,9 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'sources',
-      body: (reader, after) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, after),
+      body: (reader, page) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      select: params.select,
+      groups: groupRequest(params),
     });
   });
 

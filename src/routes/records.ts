@@ -289,6 +289,11 @@ export const SCHEMAS = {
 
 export type SchemaName = keyof typeof SCHEMAS;
 
+/** The top-level fields a record schema names (what `select` can keep). */
+export function fieldsOf(...names: SchemaName[]): string[] {
+  return [...new Set(names.flatMap((name) => Object.keys((SCHEMAS[name] as { properties: object }).properties)))];
+}
+
 /** A reference to a named schema. */
 export function ref(name: SchemaName): JsonSchema {
   return { $ref: `#/components/schemas/${name}` };

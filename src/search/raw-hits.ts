@@ -19,6 +19,19 @@ export interface RawHit {
   sort: Buffer | undefined;
 }
 
+/** The number of matching rows, when the search tracked it. */
+export interface TotalHits {
+  value: number;
+  /** `eq`: exact; `gte`: a lower bound (tracking stopped there). */
+  relation: 'eq' | 'gte';
+}
+
+/** A page of hits and, when the search counted them, the matching rows. */
+export interface RawPage {
+  hits: RawHit[];
+  total?: TotalHits;
+}
+
 export class RawHitsError extends Error {
   override name = 'RawHitsError';
 }
@@ -120,10 +133,11 @@ function walkArray(text: Text, at: number, element: (start: number) => number): 
 }
 
 /**
- * The hits of a search response (`{"hits":{"hits":[{"_source":{"row":…},"sort":[…]},…]}}`,
- * as `filter_path` leaves it; `{}` when nothing matched). Every byte is walked once.
+ * The hits of a search response (`{"hits":{"total":{…},"hits":[{"_source":{"row":…},"sort":[…]},…]}}`,
+ * as `filter_path` leaves it; `{}` when nothing matched and nothing was counted). Every byte
+ * is walked once; only the small `total` object is parsed.
  */
-export function rawHits(buf: Buffer): RawHit[] {
+export function rawHits(buf: Buffer): RawPage {
   const text = buf.toString('latin1');
   const found: RawHit[] = [];
   const hit = (start: number): number => {
@@ -145,7 +159,13 @@ export function rawHits(buf: Buffer): RawHit[] {
     found.push({ row: buf.subarray(row[0], row[1]), sort: sort && buf.subarray(sort[0], sort[1]) });
     return end;
   };
-  const into = (wanted: string, inner: (at: number) => number) => (key: string, at: number) => (key === wanted ? inner(at) : endOfValue(text, at));
-  walkObject(text, skipSpace(text, 0), into('hits', (at) => walkObject(text, at, into('hits', (list) => walkArray(text, list, hit)))));
-  return found;
+  let total: TotalHits | undefined;
+  const inHits = (key: string, at: number) => {
+    if (key === 'hits') return walkArray(text, at, hit);
+    const end = endOfValue(text, at);
+    if (key === 'total') total = JSON.parse(text.slice(at, end)) as TotalHits;
+    return end;
+  };
+  walkObject(text, skipSpace(text, 0), (key, at) => (key === 'hits' ? walkObject(text, at, inHits) : endOfValue(text, at)));
+  return total === undefined ? { hits: found } : { hits: found, total };
 }

@@ -14,13 +14,13 @@ import { documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, indexName } from '../indices/generation.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
-import { type RawHit, rawHits } from './raw-hits.ts';
+import { type RawPage, rawHits } from './raw-hits.ts';
 
 export interface Reader {
   readonly generation: GenerationDoc;
   search<T>(index: IndexName, body: SearchBody): Promise<estypes.SearchResponse<T>>;
-  /** The hits' rows and sort values as the bytes Elasticsearch sent (list pages pass rows through). */
-  searchRows(index: IndexName, body: SearchBody): Promise<RawHit[]>;
+  /** The hits' rows and sort values as the bytes Elasticsearch sent (list pages pass rows through), and the count when tracked. */
+  searchRows(index: IndexName, body: SearchBody): Promise<RawPage>;
   /** Documents by id, in the order asked; missing ids are left out. */
   getMany<T>(index: IndexName, ids: string[]): Promise<T[]>;
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
@@ -42,8 +42,8 @@ export interface SearchService {
   health(): Promise<string>;
 }
 
-/** What a list page reads of each hit: its row and sort values, nothing else. */
-const ROWS_FILTER = 'hits.hits._source.row,hits.hits.sort';
+/** What a list page reads: each hit's row and sort values, and the count of matching rows. */
+const ROWS_FILTER = 'hits.total,hits.hits._source.row,hits.hits.sort';
 
 /** The request path of a list search on a concrete index (the benchmark sends the same request directly). */
 export function searchPath(index: string): string {

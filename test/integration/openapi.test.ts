@@ -25,6 +25,8 @@ const TYPED: Record<string, string> = {
 const README_PARAMETERS = [
   'q', 'type', 'entityType', 'profile', 'environment', 'cycles', 'cycle', 'limit', 'cursor', 'kind', 'module', 'package_id', 'transaction_digest',
   'source_id', 'system', 'victim', 'killer', 'reporter', 'npc',
+  // Query power (issue 15).
+  'since', 'until', 'sort', 'select', 'group_by', 'include_unknown', 'confidence',
 ];
 
 let gw: TestGateway;

@@ -128,7 +128,16 @@ describe('/v1/openapi.json', () => {
 
   it('documents lists as pages with nextCursor, and records as open objects', () => {
     const killmails = doc.paths['/v1/killmails'].get.responses[200].content['application/json'].schema;
-    expect(killmails.properties.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Killmail' } });
+    // Rows, or their groups with group_by; meta with the count.
+    expect(killmails.properties.data).toEqual({
+      anyOf: [
+        { type: 'array', items: { $ref: '#/components/schemas/Killmail' } },
+        { type: 'array', items: { type: 'object', description: 'With `select`: the row reduced to `id` and the selected fields.' } },
+        { type: 'array', items: { $ref: '#/components/schemas/Group' } },
+      ],
+    });
+    expect(killmails.properties.meta).toEqual({ $ref: '#/components/schemas/ListMeta' });
+    expect(doc.components.schemas.ListMeta.required).toEqual(['registry', 'apiVersion', 'count', 'countIsExact']);
     expect(killmails.properties.nextCursor).toBeDefined();
     expect(killmails.required).toEqual(['data', 'meta']);
     const detail = doc.paths['/v1/killmails/{id}'].get.responses[200].content['application/json'].schema;
@@ -142,10 +151,11 @@ describe('/v1/openapi.json', () => {
 
   it('lists the query parameters each list route validates', () => {
     const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
-    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'system', 'victim', 'killer', 'reporter', 'npc']);
+    const shape = ['sort', 'select', 'group_by', 'include_unknown'];
+    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'system', 'victim', 'killer', 'reporter', 'npc', 'since', 'until', ...shape]);
     expect(names('/v1/characters')).toContain('profile');
     expect(names('/v1/systems')).not.toContain('profile');
-    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor']);
+    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown']);
     expect(names('/v1/health')).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ describe('rawHits', () => {
     const rows = TRICKY.map((text, i) => ({ id: `r${i}`, text, nested: { list: [text, { deeper: [1, -2.5e-3, true, null] }] }, n: i }));
     for (const pretty of [false, true]) {
       const { buf, sorts } = response(rows, pretty);
-      const hits = rawHits(buf);
+      const { hits } = rawHits(buf);
       expect(hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(rows);
       expect(hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
     }
@@ -40,14 +40,21 @@ describe('rawHits', () => {
 
   it('takes rows that are not objects, and any key order', () => {
     const buf = Buffer.from('{"hits":{"hits":[{"sort":[1],"_source":{"x":1,"row":"text"}},{"_source":{"row":[1,{"a":"]"}]}},{"_source":{"row":-1.5e10}}]}}');
-    const hits = rawHits(buf);
+    const { hits } = rawHits(buf);
     expect(hits.map((h) => h.row.toString())).toEqual(['"text"', '[1,{"a":"]"}]', '-1.5e10']);
     expect(hits.map((h) => h.sort?.toString())).toEqual(['[1]', undefined, undefined]);
   });
 
   it('reads an empty page (filter_path leaves {} when nothing matched)', () => {
-    expect(rawHits(Buffer.from('{}'))).toEqual([]);
-    expect(rawHits(Buffer.from('{"hits":{"hits":[]}}'))).toEqual([]);
+    expect(rawHits(Buffer.from('{}'))).toEqual({ hits: [] });
+    expect(rawHits(Buffer.from('{"hits":{"hits":[]}}'))).toEqual({ hits: [] });
+  });
+
+  it('reads the count of matching rows wherever it stands, exact or a lower bound', () => {
+    const counted = rawHits(Buffer.from('{"hits":{"total":{"value":12,"relation":"eq"},"hits":[{"_source":{"row":1}}]}}'));
+    expect(counted).toEqual({ hits: [{ row: Buffer.from('1'), sort: undefined }], total: { value: 12, relation: 'eq' } });
+    const after = rawHits(Buffer.from('{"hits":{"hits":[],"total":{"relation":"gte","value":10000}}}'));
+    expect(after).toEqual({ hits: [], total: { value: 10000, relation: 'gte' } });
   });
 
   it.each([

@@ -1,0 +1,203 @@
+/**
+ * `group_by`: the groups of the matching rows instead of the rows (OpenAlex's `group_by`,
+ * Crossref's facets), and histograms of instants per UTC day, week or month. Pure: the
+ * route's own query in, an aggregation body out; an aggregation answer in, groups out.
+ *
+ * Groups are exact: every index has one shard, so a `terms` aggregation counts every row.
+ * `groupsCount` is exact when every group came back (no row left in `sum_other_doc_count`);
+ * past the groups returned it is the `cardinality` estimate and says so (`groupsCountIsExact`).
+ * A row without a value is in no group, unless `include_unknown=true` asks for it as one group
+ * with `key: null`.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+import { ApiError } from '../errors.ts';
+import { UNCYCLED } from '../indices/cycle.ts';
+import type { Query, SearchBody } from './list.ts';
+import { queryParameter } from './parameters.ts';
+
+/** Groups answered at most (and when `group_by` comes without `limit`). */
+export const MAX_GROUPS = 200;
+/** Histogram buckets answered at most, empty ones included. */
+export const MAX_BUCKETS = 1000;
+/** Precision of the `cardinality` estimate of `groupsCount` (Elasticsearch's highest). */
+const CARDINALITY_PRECISION = 40_000;
+
+/** A field rows can be grouped by: its name in `group_by` and the indexed field behind it. */
+export interface GroupField {
+  readonly name: string;
+  readonly field: string;
+  /** Numeric and boolean keys are answered as numbers and booleans. */
+  readonly type: 'keyword' | 'integer' | 'boolean';
+  /** Keys are ids of these records: each group carries the record's label. */
+  readonly labels?: 'entities' | 'sources';
+  /** The indexed value that means "none" (cycle 0: uncycled); else a missing field. */
+  readonly none?: number;
+  /** Keys are mapped through another record before counting (facts by their source's kind). */
+  readonly through?: 'sourceKind';
+}
+
+/** A histogram of an instant field: `<name>:day|week|month`. */
+export interface HistogramField {
+  readonly name: string;
+  readonly field: string;
+  readonly interval: Interval;
+}
+
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+export type Grouping = { kind: 'terms'; field: GroupField } | { kind: 'histogram'; field: HistogramField };
+
+export type GroupKey = string | number | boolean | null;
+
+/** One group of an answer. */
+export interface Group {
+  key: GroupKey;
+  label: string | null;
+  count: number;
+}
+
+/** What the groups of a `terms` answer are, before labels. */
+export interface Groups {
+  groups: { key: GroupKey; count: number }[];
+  groupsCount: number;
+  groupsCountIsExact: boolean;
+}
+
+/** Fields of the records every route can group by, by name. */
+export const cycleGroup: GroupField = { name: 'cycle', field: 'cycle', type: 'integer', none: UNCYCLED };
+export const keyword = (name: string, field = name, labels?: GroupField['labels']): GroupField => ({ name, field, type: 'keyword', ...(labels && { labels }) });
+
+/** `group_by` of a route: its fields (and histograms), validated and documented as an enum. */
+export function groupByParameter(fields: readonly GroupField[], histogramOf?: string) {
+  const histograms: HistogramField[] = histogramOf === undefined ? [] : INTERVALS.map((interval) => ({ name: `${histogramOf}:${interval}`, field: histogramOf, interval }));
+  const names = [...fields.map((f) => f.name), ...histograms.map((h) => h.name)];
+  const histogramWords = histogramOf === undefined ? '' : ` \`${histogramOf}:day|week|month\`: rows per UTC calendar day, week (from Monday) or month, in time order with empty buckets as 0 (at most ${MAX_BUCKETS}).`;
+  return queryParameter('group_by', {
+    description: `Answer the groups of the matching rows, \`{key, label, count}\` by count then key (at most \`limit\`, default and maximum ${MAX_GROUPS}), instead of rows: one of \`${names.join('`, `')}\`.${histogramWords} Not with \`cursor\` or \`select\`.`,
+    schema: { type: 'string', enum: names },
+    expects: `one of: ${names.join(', ')}`,
+    excludes: 'cursor',
+    convert: (text): Grouping => {
+      const field = fields.find((f) => f.name === text);
+      return field ? { kind: 'terms', field } : { kind: 'histogram', field: histograms.find((h) => h.name === text)! };
+    },
+  });
+}
+
+/** The aggregation request of `group_by=<field>` over the route's query: the top `size` groups by count, then key. */
+export function toGroupsBody(query: Query | undefined, group: GroupField, size: number): SearchBody {
+  const terms: estypes.AggregationsTermsAggregation = { field: group.field, size, order: [{ _count: 'desc' }, { _key: 'asc' }] };
+  if (group.none !== undefined) terms.exclude = [String(group.none)];
+  const none: estypes.AggregationsAggregationContainer =
+    group.none === undefined ? { missing: { field: group.field } } : { filter: { term: { [group.field]: group.none } } };
+  return {
+    ...(query && { query }),
+    size: 0,
+    track_total_hits: true,
+    aggs: {
+      groups: { terms },
+      groupsCount: { cardinality: { field: group.field, precision_threshold: CARDINALITY_PRECISION } },
+      none,
+    },
+  };
+}
+
+interface TermsAnswer {
+  groups: { buckets: { key: string | number; key_as_string?: string; doc_count: number }[]; sum_other_doc_count?: number };
+  groupsCount: { value: number };
+  none: { doc_count: number };
+}
+
+/** A bucket key as the API answers it: booleans as booleans, numbers as numbers. */
+function keyOf(group: GroupField, bucket: { key: string | number; key_as_string?: string }): GroupKey {
+  if (group.type === 'boolean') return bucket.key_as_string === 'true' || bucket.key === 1;
+  return bucket.key;
+}
+
+/** Sorts groups by count descending, then key ascending (the unknown group last among equals), and keeps `limit`. */
+export function rankGroups<G extends { key: GroupKey; count: number }>(groups: G[], limit: number): G[] {
+  const byKey = (a: GroupKey, b: GroupKey) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+  return groups.sort((a, b) => b.count - a.count || byKey(a.key, b.key)).slice(0, limit);
+}
+
+/** The groups of a `toGroupsBody` answer: the top `limit`, the unknown group merged in when asked for. */
+export function readGroups(aggregations: unknown, group: GroupField, limit: number, includeUnknown: boolean): Groups {
+  const answer = aggregations as TermsAnswer;
+  const known = answer.groups.buckets.map((bucket) => ({ key: keyOf(group, bucket), count: bucket.doc_count }));
+  const unknown = includeUnknown && answer.none.doc_count > 0 ? [{ key: null, count: answer.none.doc_count }] : [];
+  const complete = (answer.groups.sum_other_doc_count ?? 0) === 0;
+  // The estimate counts the "none" value of a field that has one (cycle 0) as a distinct value.
+  const estimate = answer.groupsCount.value - (group.none !== undefined && answer.none.doc_count > 0 ? 1 : 0);
+  return {
+    groups: rankGroups([...known, ...unknown], limit),
+    groupsCount: (complete ? known.length : Math.max(estimate, known.length)) + unknown.length,
+    groupsCountIsExact: complete,
+  };
+}
+
+/**
+ * Groups whose keys are mapped through other records before counting (facts by the kind of
+ * their source): every group of the first key is read, so the result is exact.
+ */
+export function regroup(groups: Groups['groups'], mapKey: (key: GroupKey) => GroupKey, limit: number, includeUnknown: boolean): Groups {
+  const counts = new Map<GroupKey, number>();
+  for (const { key, count } of groups) {
+    const mapped = key === null ? null : mapKey(key);
+    counts.set(mapped, (counts.get(mapped) ?? 0) + count);
+  }
+  if (!includeUnknown) counts.delete(null);
+  const all = [...counts].map(([key, count]) => ({ key, count }));
+  return { groups: rankGroups(all, limit), groupsCount: all.length, groupsCountIsExact: true };
+}
+
+/** The aggregation request of a histogram: non-empty UTC calendar buckets keyed by their first day. */
+export function toHistogramBody(query: Query | undefined, histogram: HistogramField): SearchBody {
+  return {
+    ...(query && { query }),
+    size: 0,
+    track_total_hits: true,
+    aggs: {
+      buckets: {
+        date_histogram: { field: histogram.field, calendar_interval: histogram.interval, format: 'yyyy-MM-dd', time_zone: 'UTC', min_doc_count: 1 },
+      },
+    },
+  };
+}
+
+/** The first day of the bucket after the one starting at `day` (`YYYY-MM-DD`, UTC). */
+function nextBucket(day: string, interval: Interval): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  if (interval === 'day') date.setUTCDate(date.getUTCDate() + 1);
+  else if (interval === 'week') date.setUTCDate(date.getUTCDate() + 7);
+  else date.setUTCMonth(date.getUTCMonth() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+/** Buckets from the one starting at `first` to the one starting at `last`, both included. */
+function bucketsBetween(first: string, last: string, interval: Interval): number {
+  const [a, b] = [new Date(`${first}T00:00:00Z`), new Date(`${last}T00:00:00Z`)];
+  if (interval === 'month') return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() + 1;
+  return Math.round((b.getTime() - a.getTime()) / 86_400_000 / (interval === 'week' ? 7 : 1)) + 1;
+}
+
+/**
+ * The buckets of a `toHistogramBody` answer, every empty bucket between the first and the last
+ * filled in with 0; more than `MAX_BUCKETS` is a 400 asking for a coarser interval.
+ */
+export function readHistogram(aggregations: unknown, histogram: HistogramField): Group[] {
+  const buckets = (aggregations as { buckets: { buckets: { key_as_string: string; doc_count: number }[] } }).buckets.buckets;
+  if (buckets.length === 0) return [];
+  const counts = new Map(buckets.map((b) => [b.key_as_string, b.doc_count]));
+  const first = buckets[0]!.key_as_string;
+  const total = bucketsBetween(first, buckets.at(-1)!.key_as_string, histogram.interval);
+  if (total > MAX_BUCKETS) {
+    const coarser = histogram.interval === 'month' ? 'narrow since/until' : `ask for ${histogram.interval === 'day' ? 'week or month' : 'month'} buckets or narrow since/until`;
+    throw ApiError.badParameter('group_by', `group_by=${histogram.name} spans ${total} buckets, more than ${MAX_BUCKETS}: ${coarser}.`);
+  }
+  const filled: Group[] = [];
+  for (let day = first, i = 0; i < total; day = nextBucket(day, histogram.interval), i += 1) {
+    filled.push({ key: day, label: day, count: counts.get(day) ?? 0 });
+  }
+  return filled;
+}

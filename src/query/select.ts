@@ -1,0 +1,34 @@
+/**
+ * `select=a,b`: only these top-level fields of each row, plus `id` (when the row has one), as
+ * OpenAlex's `select` does. The fields a route's records can have are declared with the route
+ * (its record schema), so a field they never have is a 400 naming it rather than rows of `{id}`.
+ */
+import { ApiError } from '../errors.ts';
+import { queryParameter } from './parameters.ts';
+
+/** `select` of a route whose records have these top-level fields. */
+export function selectParameter(fields: readonly string[]) {
+  const known = new Set(fields);
+  return queryParameter('select', {
+    description: `Only these top-level fields of each row, comma-separated (\`id\` is always kept): any of \`${fields.join('`, `')}\`. Not with \`group_by\`.`,
+    schema: { type: 'string', pattern: '^[^,]+(?:,[^,]+)*$', examples: fields.slice(0, 2) },
+    expects: `a comma-separated list of: ${fields.join(', ')}`,
+    excludes: 'group_by',
+    convert: (text): readonly string[] => {
+      const names = [...new Set(text.split(',').map((name) => name.trim()))];
+      const unknown = names.find((name) => !known.has(name));
+      if (unknown !== undefined) {
+        throw ApiError.badParameter('select', `select: these records have no field ${JSON.stringify(unknown.slice(0, 64))}. Fields: ${fields.join(', ')}.`);
+      }
+      return names;
+    },
+  });
+}
+
+/** The selected fields of a row (`id` first when present), in the order asked. */
+export function selectFields(row: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  if ('id' in row) picked.id = row.id;
+  for (const field of fields) if (field in row) picked[field] = row[field];
+  return picked;
+}

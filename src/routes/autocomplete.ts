@@ -1,0 +1,66 @@
+/**
+ * `/v1/autocomplete?q=`: up to ten entities for a search box, as the user types, scoped like
+ * `/v1/search` (src/query/autocomplete.ts says how they match and rank). Each suggestion is
+ * what a box shows and links with: `{id, slug, label, entityType, hint}`, the hint telling
+ * apart entities of the same name (environment, cycle, and the canonical name when the label
+ * is another).
+ */
+import { toEnvelope } from '../http/envelope.ts';
+import type { Row } from '../indices/description.ts';
+import { toAutocompleteBody } from '../query/autocomplete.ts';
+import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
+import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
+import type { AppRouter, RouteDeps } from './context.ts';
+import { one, route } from './operation.ts';
+import type { JsonSchema } from './records.ts';
+
+const SUGGESTION: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    slug: { type: 'string' },
+    label: { type: 'string', description: 'Display name, else name, else id.' },
+    entityType: { type: 'string' },
+    hint: { type: 'string', description: 'What tells it apart: environment, cycle, and its name when the label is another.' },
+  },
+  required: ['id', 'slug', 'label', 'entityType', 'hint'],
+  additionalProperties: false,
+};
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+
+/** A suggestion of an entity row. */
+export function suggestionOf(row: Row) {
+  const id = String(row.id);
+  const label = text(row.displayName) ?? text(row.name) ?? id;
+  const name = text(row.name);
+  const cycle = Number.isInteger(row.cycle) && (row.cycle as number) >= 1 ? `cycle ${row.cycle}` : 'uncycled';
+  const hint = [text(row.environment) ?? 'unknown', cycle, ...(name !== undefined && name !== label ? [name] : [])].join(' · ');
+  return { id, slug: text(row.slug) ?? id, label, entityType: text(row.entityType) ?? text(row.type) ?? 'unknown', hint };
+}
+
+export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
+  const query = [Q, ENVIRONMENT, CYCLES, CYCLE, TYPE] as const;
+  const operation = {
+    summary: 'Entities for the text typed so far (at most 10)',
+    description:
+      'Without `q`: no suggestions. Every complete word must be in the name or display name (one typo allowed in words of four letters or more) and the last word starts one; an exact id or slug matches too. Order: exact id or slug, names starting with the text, then relevance. Scoped like `/v1/search`.',
+    query,
+    answer: one({ type: 'array', items: SUGGESTION, maxItems: 10 }),
+  };
+  route(router, '/v1/autocomplete', operation, async (ctx, params) => {
+    // An empty box suggests nothing (not an error: it is where every typing starts).
+    if (params.q === undefined) {
+      ctx.body = toEnvelope([], deps.meta);
+      return;
+    }
+    const reader = await deps.search.reader();
+    ctx.state.generation = reader.generation.generation;
+    const body = toAutocompleteBody(
+      { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type },
+      reader.generation.currentCycle,
+    );
+    const hits = (await reader.search<{ row: Row }>('entities', body)).hits.hits;
+    ctx.body = toEnvelope(hits.map((hit) => suggestionOf(hit._source!.row)), deps.meta);
+  });
+}

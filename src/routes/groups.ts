@@ -1,0 +1,74 @@
+/**
+ * Answers `group_by` on a list route: the route's own query (filters, scope, `q`,
+ * `since`/`until`) aggregated instead of paged (src/query/groups.ts), keys that are ids
+ * labelled from their records, and the counts in `meta`: `count` (rows matched, exact: an
+ * aggregation reads every row anyway), `groupsCount` and whether it is exact.
+ */
+import type { IndexName } from '../indices/all.ts';
+import type { Row } from '../indices/description.ts';
+import { type GroupKey, type Groups, type GroupField, readGroups, readHistogram, regroup, toGroupsBody, toHistogramBody } from '../query/groups.ts';
+import type { Reader } from '../search/search-service.ts';
+import { toEnvelope } from '../http/envelope.ts';
+import type { AppContext, RouteDeps } from './context.ts';
+import { type GroupRequest, type PageRequest, countOf, listMeta } from './page.ts';
+
+/** Distinct first keys read when groups are mapped through other records (an entity's facts by source). */
+const THROUGH_LIMIT = 10_000;
+
+/** The label of a record a key names: an entity's display name, else its name; a source's title. */
+const LABELS: Record<NonNullable<GroupField['labels']>, { index: IndexName; label: (row: Row) => unknown }> = {
+  entities: { index: 'entities', label: (row) => row.displayName || row.name },
+  sources: { index: 'sources', label: (row) => row.title },
+};
+
+/** Labels of id keys from their records (null when the registry has no such record); other keys label themselves. */
+async function labelled(reader: Reader, field: GroupField, groups: Groups['groups']) {
+  let labels = new Map<GroupKey, string>();
+  if (field.labels !== undefined) {
+    const { index, label } = LABELS[field.labels];
+    const ids = groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : []));
+    const rows = await reader.getMany<{ row: Row }>(index, ids);
+    labels = new Map(rows.flatMap(({ row }) => (typeof label(row) === 'string' && label(row) !== '' ? [[row.id as string, label(row) as string]] : [])));
+  }
+  return groups.map(({ key, count }) => ({
+    key,
+    label: key === null ? null : field.labels === undefined ? String(key) : (labels.get(key) ?? null),
+    count,
+  }));
+}
+
+/** Facts' source kinds: the kind of each source id a group names. */
+async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, string>> {
+  const rows = await reader.getMany<{ row: Row }>('sources', ids);
+  return new Map(rows.map(({ row }) => [row.id as string, String(row.sourceKind ?? row.kind ?? '')]));
+}
+
+export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: PageRequest<any>, groups: GroupRequest): Promise<void> {
+  const reader = await deps.search.reader();
+  ctx.state.generation = reader.generation.generation;
+  const { query } = request.body(reader, {});
+  const { by, includeUnknown, limit } = groups;
+
+  if (by.kind === 'histogram') {
+    const response = await reader.search(request.index, toHistogramBody(query, by.field));
+    const data = readHistogram(response.aggregations, by.field);
+    const meta = { ...listMeta(deps.meta, countOf(response.hits.total)), groupsCount: data.length, groupsCountIsExact: true };
+    ctx.body = toEnvelope(data, meta);
+    return;
+  }
+
+  const field = by.field;
+  // Groups mapped through other records are all read first, then mapped, counted and ranked.
+  const first = field.through === undefined ? { size: limit, unknown: includeUnknown } : { size: THROUGH_LIMIT, unknown: true };
+  const response = await reader.search(request.index, toGroupsBody(query, field, first.size));
+  let found = readGroups(response.aggregations, field, first.size, first.unknown);
+  if (field.through === 'sourceKind') {
+    const kinds = await sourceKinds(reader, found.groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : [])));
+    found = regroup(found.groups, (key) => kinds.get(key as string) || null, limit, includeUnknown);
+  }
+  ctx.body = toEnvelope(await labelled(reader, field, found.groups), groupsMeta(deps, response.hits.total, found));
+}
+
+function groupsMeta(deps: Pick<RouteDeps, 'meta'>, total: Parameters<typeof countOf>[0], found: Groups) {
+  return { ...listMeta(deps.meta, countOf(total)), groupsCount: found.groupsCount, groupsCountIsExact: found.groupsCountIsExact };
+}
