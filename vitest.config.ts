@@ -21,6 +21,19 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      {
+        test: {
+          // The explorer and the API reference in Debian's Chromium (playwright-core), against a
+          // gateway on a loaded sample; test/browser/global-setup.ts builds web/ first and skips
+          // the browser cases, saying so, where /usr/bin/chromium is missing (never under CI).
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts', 'test/browser/global-setup.ts'],
+          maxWorkers: 1,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

@@ -1,7 +1,7 @@
 /**
  * The Koa application: middleware in order, then every route family.
  *
- *   request log → observe → CORS → errors → request line → rate limit → caching → compression → routes → 404
+ *   request log → observe → CORS → errors → request line → rate limit → caching → compression → static pages → routes → 404
  *
  * The request log, CORS and timing sit outside the error handler so error responses carry
  * them too. The rate limit comes before anything that costs work (its 429 is rendered by the
@@ -30,6 +30,7 @@ import { observeRequests } from './middleware/observe.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
+import { staticPages } from './static.ts';
 
 /** Route families, each in its own module under src/routes. */
 const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
@@ -59,6 +60,8 @@ export function createApp(deps: RouteDeps): Koa<AppState> {
   app.use(rateLimit({ rateLimit: config.rateLimit, exportConcurrency: config.exportConcurrency, rules: identityRules(config.trustedProxies, config.apiKeys) }));
   app.use(caching());
   app.use(compress({ threshold: 1024, filter: (type) => /json|text/.test(type) }));
+  // /explorer/ and /docs/ (web/dist), and browsers at `/` sent to the explorer; API clients get the root JSON.
+  app.use(staticPages());
   app.use(router.routes());
   app.use(() => {
     throw ApiError.notFound();

@@ -1,0 +1,338 @@
+/**
+ * The explorer and the API reference in a real Chromium, against a gateway on a loaded sample.
+ * Every expectation comes from the bundle files (facts.jsonl, sources.jsonl, killmails.jsonl,
+ * events.jsonl, entities.jsonl) or, for the reference, from the router itself — never from
+ * the API the pages read. Screenshots of each step go to screenshots/ (git-ignored).
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
+import { type Bundle, cycleOf, cycleOfInstant, expectedEntities, inScope, instantNanos, lastWins, newestFirst, readBundle } from '../support/expect.ts';
+import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { launch, openPage, screenshot, seriousViolations, type WatchedPage } from './browser.ts';
+import { routeTemplates } from './routes.ts';
+
+const chromium = inject('chromium');
+const PAGE_SIZE = 50; // web/explorer/components/timeline-view.tsx
+
+let gw: TestGateway;
+let bundle: Bundle;
+let facts: BundleRow[];
+let sourceKinds: Map<string, string>;
+let events: BundleRow[];
+let killmails: BundleRow[];
+let npcByRelation: Set<string>;
+let browser: Browser;
+let watched: WatchedPage;
+let page: Page;
+
+describe.skipIf(!chromium)('the explorer in Chromium', () => {
+  beforeAll(async () => {
+    gw = await startTestGateway({ name: 'explorer', scale: 2, seed: 17 });
+    bundle = await readBundle(gw.bundleDir);
+    facts = await readAllRows(gw.bundleDir, 'facts.jsonl');
+    // A source's kind: sources.jsonl, else the source object entity_sources.jsonl embeds (some
+    // sources are only there).
+    const embedded = (await readAllRows(gw.bundleDir, 'entity_sources.jsonl')).map((row) => row.source).filter(Boolean);
+    sourceKinds = new Map([...embedded, ...(await readAllRows(gw.bundleDir, 'sources.jsonl'))].map((row) => [row.id, row.kind]));
+    events = lastWins(await readAllRows(gw.bundleDir, 'events.jsonl'), (row) => row.id);
+    killmails = lastWins(await readAllRows(gw.bundleDir, 'killmails.jsonl'), (row) => row.id);
+    const relations = await readAllRows(gw.bundleDir, 'relations.jsonl');
+    npcByRelation = new Set(relations.filter((r) => r.predicate === 'killer' && String(r.objectEntityId).startsWith('enemy:')).map((r) => r.subjectEntityId));
+    browser = await launch(chromium);
+    watched = await openPage(browser, gw.url);
+    page = watched.page;
+  }, 300_000);
+
+  afterAll(async () => {
+    // Nothing the pages did may have reached another host, nor thrown.
+    expect(watched?.foreign ?? []).toEqual([]);
+    expect(watched?.errors ?? []).toEqual([]);
+    await browser?.close();
+    await gw?.close();
+  });
+
+  const open = async (hash: string) => {
+    await page.goto(`${gw.url}/explorer/${hash}`);
+  };
+  const rowIds = (selector = '[data-testid=rows] tbody tr') => page.locator(selector).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')));
+
+  it('renders the first results quickly (time to first render, logged)', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await fresh.goto(`${gw.url}/explorer/`);
+    await fresh.locator('[data-testid=results] li').first().waitFor();
+    const timing = await fresh.evaluate(() => ({
+      shell: performance.getEntriesByName('explorer-rendered')[0]?.startTime ?? -1,
+      results: performance.now(),
+    }));
+    console.log(`[browser] explorer first render: shell ${timing.shell.toFixed(0)} ms, first results ${timing.results.toFixed(0)} ms after navigation`);
+    expect(timing.shell).toBeGreaterThan(0);
+    expect(timing.results).toBeLessThan(10_000);
+    await fresh.close();
+  });
+
+  it('suggests the entity for a name typed with one typo; the entity page shows its facts as in facts.jsonl', async () => {
+    const target = pickTypoTarget();
+    const typed = withTypo(target.label);
+    await open('#/search');
+    const box = page.getByRole('combobox', { name: 'Search the registry' });
+    await box.fill(typed);
+    const option = page.locator(`#suggestions [role=option][data-id="${target.id}"]`);
+    await option.waitFor({ timeout: 10_000 });
+    await expect.poll(() => page.locator('#suggestions mark').count()).toBeGreaterThan(0);
+    await screenshot(page, '01-autocomplete');
+    // Keyboard: arrow down to the suggestion, Enter.
+    const ids = await page.locator('#suggestions [role=option]').evaluateAll((items) => items.map((item) => item.getAttribute('data-id')));
+    for (let i = 0; i <= ids.indexOf(target.id); i += 1) await box.press('ArrowDown');
+    await expect.poll(() => box.getAttribute('aria-activedescendant')).toBe(`suggestion-${ids.indexOf(target.id)}`);
+    await box.press('Enter');
+    await page.waitForURL((url) => decodeURIComponent(url.hash) === `#/entities/${target.id}`);
+    await checkFactsTable(target.id);
+    await screenshot(page, '02-entity');
+  });
+
+  it('shows an entity reached from the results with every fact, its confidence, source kind and cycle', async () => {
+    const target = pickTypoTarget();
+    await open(`#/search?q=${encodeURIComponent(target.label)}`);
+    await page.locator(`[data-testid=results] li[data-id="${target.id}"] a.title`).click();
+    await checkFactsTable(target.id);
+  });
+
+  it('filters killmails with npc=true: exactly the proven NPC kills, and no name the registry does not prove', async () => {
+    await open('#/killmails?cycles=all');
+    await page.locator('[data-testid=rows]').waitFor();
+    await page.locator('select[name=npc]').selectOption('true');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/npc=true/);
+    await page.locator('[data-testid=rows]').waitFor();
+    const isNpc = (r: BundleRow) => Boolean(r.killerTypeId || r.killer?.typeId || r.killer?.isNpc === true || npcByRelation.has(r.id));
+    const expected = newestFirst(
+      killmails.filter((r) => r.environment === 'stillness' && isNpc(r)),
+      (r) => r.occurredAt,
+      (r) => r.id,
+    );
+    expect(expected.length).toBeGreaterThan(3);
+    await expect.poll(() => rowIds()).toEqual(expected.slice(0, PAGE_SIZE).map((r) => r.id));
+    await screenshot(page, '03-killmails-npc');
+    const enemyNames = new Set(bundle.entities.filter((e) => e.entityType === 'enemy').flatMap((e) => [e.displayName, e.name]).filter(Boolean));
+    const entities = new Map(bundle.entities.map((e) => [e.id, e]));
+    let unresolved = 0;
+    for (const row of expected.slice(0, PAGE_SIZE)) {
+      const cell = page.locator(`[data-testid=rows] tr[data-id="${row.id}"] td[data-role=killer]`);
+      const name = (await cell.locator('.actor-name').innerText()).trim();
+      const enemy = row.killer?.entityId ? undefined : entities.get(`enemy:${row.environment}:type:${row.killerTypeId ?? row.killer?.typeId}`);
+      if (row.killer?.entityId) {
+        expect(name, row.id).toBe(row.killer.displayName);
+        expect(await cell.getAttribute('data-resolved') ?? (await cell.locator('.actor').getAttribute('data-resolved')), row.id).toBe('true');
+      } else if (enemy) {
+        expect(name, row.id).toBe(enemy.displayName ?? enemy.name);
+      } else {
+        // Not proven: the semantic field as returned, and no NPC's name anywhere in the cell.
+        unresolved += 1;
+        expect(name, row.id).toBe(row.killer?.displayName ?? 'Unknown');
+        const text = await cell.innerText();
+        for (const enemyName of enemyNames) expect(text, row.id).not.toContain(enemyName);
+        await expect(cell.locator('.actor').getAttribute('data-resolved')).resolves.toBe('false');
+      }
+    }
+    console.log(`[browser] npc=true page: ${Math.min(expected.length, PAGE_SIZE)} rows, ${unresolved} unresolved killers shown without a name`);
+  });
+
+  it('opens a killmail and its raw record', async () => {
+    const row = killmails.find((r) => r.environment === 'stillness' && r.raw)!;
+    await open(`#/killmails/${encodeURIComponent(row.id)}`);
+    await page.getByRole('link', { name: 'Raw record as reported' }).click();
+    await page.locator('[data-testid=record]').waitFor();
+    const text = await page.locator('[data-testid=record]').innerText();
+    expect(text).toContain('raw');
+    expect(text).not.toContain('summaryText');
+  });
+
+  it('narrows the events to exactly the day of a clicked timeline bar', async () => {
+    const all = events.filter((r) => r.environment === 'stillness');
+    const byDay = new Map<string, BundleRow[]>();
+    for (const row of all) {
+      const day = dayOf(row.occurredAt);
+      byDay.set(day, [...(byDay.get(day) ?? []), row]);
+    }
+    // A day that fits one page and is not the only one.
+    const [day, rows] = [...byDay.entries()].filter(([, r]) => r.length >= 2 && r.length <= PAGE_SIZE).sort(([a], [b]) => a.localeCompare(b)).at(-1)!;
+    await open('#/events?cycles=all');
+    const over = page.locator('[data-testid=timeline] .u-over');
+    await over.waitFor();
+    await screenshot(page, '04-events-timeline');
+    const bars = new Map<string, number>(JSON.parse((await over.getAttribute('data-bars'))!));
+    expect(bars.has(day), `bar for ${day}`).toBe(true);
+    const box = (await over.boundingBox())!;
+    await over.click({ position: { x: bars.get(day)!, y: box.height - 4 } });
+    await page.waitForURL((url) => decodeURIComponent(url.hash).includes(`since=${day}T00:00:00Z`));
+    const expected = newestFirst(rows, (r) => r.occurredAt, (r) => r.id).map((r) => r.id);
+    await expect.poll(() => rowIds()).toEqual(expected);
+    await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(expected.length));
+    await screenshot(page, '05-events-day');
+  });
+
+  it('pages forward and back through the events', async () => {
+    const expected = newestFirst(
+      events.filter((r) => r.environment === 'stillness' && inScope(eventCycle(r), 'default', bundle.currentCycle)),
+      (r) => r.occurredAt,
+      (r) => r.id,
+    ).map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(2 * PAGE_SIZE);
+    await open('#/events');
+    await expect.poll(() => rowIds()).toEqual(expected.slice(0, PAGE_SIZE));
+    await page.getByRole('link', { name: 'Next →' }).click();
+    await expect.poll(() => rowIds()).toEqual(expected.slice(PAGE_SIZE, 2 * PAGE_SIZE));
+    await page.getByRole('link', { name: 'Next →' }).click();
+    await expect.poll(() => rowIds()).toEqual(expected.slice(2 * PAGE_SIZE, 3 * PAGE_SIZE));
+    await page.getByRole('link', { name: '← Previous' }).click();
+    await expect.poll(() => rowIds()).toEqual(expected.slice(PAGE_SIZE, 2 * PAGE_SIZE));
+    await page.getByRole('link', { name: '← Previous' }).click();
+    await expect.poll(() => rowIds()).toEqual(expected.slice(0, PAGE_SIZE));
+    await expect(page.locator('.pager .page-no').innerText()).resolves.toBe('Page 1');
+  });
+
+  it('shows the live generation on the status panel', async () => {
+    await open('#/status');
+    await expect.poll(() => page.locator('[data-testid=generation]').innerText()).toBe(gw.load.generation);
+    await expect(page.locator('[data-testid=readiness] .status-word').first().innerText()).resolves.toBe('ready');
+    await screenshot(page, '06-status');
+  });
+
+  it('lists the search results of the default scope with their count', async () => {
+    const expected = expectedEntities(bundle, 'default');
+    await open('#/search');
+    await expect.poll(() => rowIds('[data-testid=results] li')).toEqual(expected.slice(0, 20));
+    await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(expected.length));
+    await screenshot(page, '07-search');
+  });
+
+  it.each([
+    ['search', '#/search?q=a'],
+    ['entity', ''],
+    ['events', '#/events?cycles=all'],
+    ['killmails', '#/killmails?cycles=all&npc=true'],
+    ['status', '#/status'],
+  ])('has no serious or critical accessibility violation on the %s view (axe-core)', async (name, hash) => {
+    await open(hash || `#/entities/${encodeURIComponent(pickTypoTarget().id)}`);
+    await page.locator('main h1').first().waitFor();
+    await page.locator('.loading').waitFor({ state: 'detached' });
+    // The legend open, so its badges are checked too.
+    if (name === 'entity') await page.locator('.legend summary').click();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
+describe.skipIf(!chromium)('the API reference in Chromium', () => {
+  let ref: WatchedPage;
+  let server: TestGateway;
+  let docsBrowser: Browser;
+  beforeAll(async () => {
+    server = await startTestGateway({ name: 'docs', scale: 1, seed: 3 });
+    docsBrowser = await launch(chromium);
+    ref = await openPage(docsBrowser, server.url);
+  }, 300_000);
+  afterAll(async () => {
+    expect(ref?.foreign ?? []).toEqual([]);
+    await docsBrowser?.close();
+    await server?.close();
+  });
+
+  it('lists every route of the router, and "Try it out" calls this gateway', async () => {
+    const p = ref.page;
+    await p.goto(`${server.url}/docs/`);
+    await p.locator('body[data-docs-ready=true]').waitFor();
+    // Swagger UI renders only the operations near the viewport: walk down the page a screen at a
+    // time and collect the paths seen.
+    const seen = new Set<string>();
+    const win = () => p.evaluate(() => ({ y: (globalThis as any).scrollY as number, height: (globalThis as any).document.body.scrollHeight as number }));
+    for (let rounds = 0; rounds < 400; rounds += 1) {
+      for (const path of await p.locator('.opblock .opblock-summary-path').evaluateAll((items) => items.map((item) => item.getAttribute('data-path')))) seen.add(String(path));
+      const { y, height } = await win();
+      if (y + 900 >= height) break;
+      await p.mouse.wheel(0, 600);
+      await p.waitForTimeout(120);
+    }
+    expect([...seen].sort()).toEqual(routeTemplates().sort());
+    await p.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await screenshot(p, '08-docs');
+    const health = p.locator('.opblock-get').filter({ has: p.locator('[data-path="/v1/health"]') });
+    await health.locator('.opblock-summary').click();
+    await health.getByRole('button', { name: 'Execute' }).click();
+    await expect.poll(() => health.locator('.live-responses-table tbody .response-col_status').first().innerText()).toBe('200');
+    await screenshot(p, '09-docs-try-it');
+  });
+
+  it('has no critical accessibility violation (axe-core)', async () => {
+    const violations = await seriousViolations(ref.page);
+    expect(violations.filter((v) => v.impact === 'critical')).toEqual([]);
+    if (violations.length > 0) console.log(`[browser] /docs/ (Swagger UI) serious axe findings: ${JSON.stringify(violations)}`);
+  });
+});
+
+/** An entity of the default scope whose two-word label is unique, with facts: the typo test's target. */
+function pickTypoTarget(): { id: string; label: string } {
+  const labels = new Map<string, number>();
+  for (const e of bundle.entities) {
+    const label = String(e.displayName ?? e.name ?? '').toLowerCase();
+    labels.set(label, (labels.get(label) ?? 0) + 1);
+  }
+  const withFacts = new Set(facts.map((f) => f.entityId));
+  const candidates = bundle.entities
+    .filter((e) => e.environment === 'stillness' && inScope(cycleOf(e.cycle), 'default', bundle.currentCycle) && withFacts.has(e.id))
+    .map((e) => ({ id: String(e.id), label: String(e.displayName ?? e.name ?? '') }))
+    .filter(({ label }) => /^[A-Za-z]{6,} [A-Za-z]{3,}$/.test(label) && labels.get(label.toLowerCase()) === 1)
+    .sort((a, b) => a.id.localeCompare(b.id));
+  expect(candidates.length, 'a two-word unique name').toBeGreaterThan(0);
+  return candidates[0]!;
+}
+
+/** One substituted letter inside the first word (which has six letters or more). */
+function withTypo(label: string): string {
+  const at = 3;
+  const replacement = label[at]!.toLowerCase() === 'x' ? 'q' : 'x';
+  return `${label.slice(0, at)}${replacement}${label.slice(at + 1)}`;
+}
+
+const eventCycle = (row: BundleRow) => cycleOf(row.cycle) ?? cycleOfInstant(row.occurredAt);
+
+/** The UTC day of an instant with any offset and fraction. */
+function dayOf(instant: string): string {
+  return new Date(Number(instantNanos(instant) / 1_000_000n)).toISOString().slice(0, 10);
+}
+
+/** The facts table of the entity page against facts.jsonl (last row per key and source wins). */
+async function checkFactsTable(entityId: string): Promise<void> {
+  const expected = lastWins(
+    facts.filter((f) => f.entityId === entityId),
+    (f) => `${f.key}\u0000${f.sourceId}`,
+  );
+  expect(expected.length).toBeGreaterThan(0);
+  const table = page.locator('[data-testid=facts]');
+  await table.waitFor();
+  const shown = await table.locator('tbody tr').evaluateAll((rows) =>
+    rows.map((row) => ({
+      key: row.getAttribute('data-key'),
+      source: row.getAttribute('data-source'),
+      value: row.querySelector('td.value')?.textContent ?? '',
+      confidence: row.querySelector('td.confidence')?.textContent ?? '',
+      sourceKind: row.querySelector('td.source-kind')?.textContent ?? '',
+      cycle: row.querySelector('td.cycle')?.textContent ?? '',
+    })),
+  );
+  const order = (a: { key: unknown; source: unknown }, b: { key: unknown; source: unknown }) => `${a.key}\u0000${a.source}`.localeCompare(`${b.key}\u0000${b.source}`);
+  const want = expected
+    .map((f) => ({
+      key: String(f.key),
+      source: String(f.sourceId),
+      value: typeof f.value === 'string' || (typeof f.value === 'number' && Number.isSafeInteger(f.value)) || typeof f.value === 'boolean' ? String(f.value) : f.value === null ? 'null' : undefined,
+      confidence: typeof f.confidence === 'string' && f.confidence !== '' ? f.confidence : 'unknown',
+      sourceKind: sourceKinds.get(f.sourceId) ?? 'unknown',
+      cycle: cycleOf(f.cycle) === undefined ? 'uncycled' : String(f.cycle),
+    }))
+    .sort(order);
+  const got = shown.sort(order).map((row, index) => (want[index]?.value === undefined ? { ...row, value: undefined } : row));
+  expect(got).toEqual(want);
+  // The legend names the five labels.
+  await expect(page.locator('.legend [data-confidence]').evaluateAll((items) => items.map((item) => item.textContent))).resolves.toEqual(['verified', 'probable', 'reported', 'stale', 'unknown']);
+}

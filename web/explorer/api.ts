@@ -1,0 +1,99 @@
+/**
+ * The explorer's only door to the gateway: GET requests to the public `/v1` routes of the same
+ * origin, answered in the one envelope `{data, meta, nextCursor?}` or the one error shape.
+ * Nothing here knows about pages or components; it does not cache (the gateway's ETags do).
+ */
+
+/** `meta` of an answer; the counts are present on gateways with the query-power features. */
+export interface Meta {
+  registry: string;
+  apiVersion: string;
+  count?: number;
+  countIsExact?: boolean;
+  groupsCount?: number;
+}
+
+export interface Envelope<T> {
+  data: T;
+  meta: Meta;
+  nextCursor?: string;
+}
+
+/** One `group_by` group: `key` null is the rows with no value. */
+export interface Group {
+  key: string | number | boolean | null;
+  label?: string | null;
+  count: number;
+}
+
+/** A row as the API returns it: open records, fields vary by route. */
+export type Row = Record<string, any>;
+
+/** Query parameters; empty and undefined values are left out (the API treats empty as absent). */
+export type Params = Record<string, string | number | undefined | null>;
+
+/** An error answer of the gateway (or a network failure, status 0). */
+export class ApiFailure extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly parameter: string | undefined;
+  constructor(status: number, code: string, message: string, parameter?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.parameter = parameter;
+  }
+}
+
+/** `/v1/...?a=b` with the empty parameters dropped, in the order given. */
+export function apiUrl(path: string, params: Params = {}): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === '') continue;
+    search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Path segment of an id (ids hold `:` and other characters that must be escaped). */
+export const seg = (id: string) => encodeURIComponent(id);
+
+/** GETs a `/v1` route and returns its envelope, or throws an `ApiFailure`. */
+export async function getJson<T = Row[]>(path: string, params: Params = {}, signal?: AbortSignal): Promise<Envelope<T>> {
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path, params), { headers: { Accept: 'application/json' }, signal });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiFailure(0, 'network', 'The gateway could not be reached.');
+  }
+  const body = (await response.json().catch(() => undefined)) as (Envelope<T> & { error?: { code: string; message: string; details?: { parameter?: string } } }) | undefined;
+  if (!response.ok || body === undefined || body.error) {
+    const error = body?.error;
+    throw new ApiFailure(response.status, error?.code ?? 'http', error?.message ?? `HTTP ${response.status}`, error?.details?.parameter);
+  }
+  return body;
+}
+
+/** Every row of a list, following `nextCursor` (at most `maxRows`, for bounded sections). */
+export async function getAll(path: string, params: Params, maxRows: number, signal?: AbortSignal): Promise<{ rows: Row[]; complete: boolean }> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await getJson<Row[]>(path, { ...params, limit: 200, cursor }, signal);
+    rows.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && rows.length < maxRows);
+  return { rows, complete: cursor === undefined };
+}
+
+/** The groups of a `group_by` request, or `undefined` when the gateway cannot group that way. */
+export async function getGroups(path: string, params: Params, field: string, signal?: AbortSignal): Promise<Envelope<Group[]> | undefined> {
+  try {
+    return await getJson<Group[]>(path, { ...params, group_by: field, cursor: undefined, sort: undefined }, signal);
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 400) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Loading an answer for a component: `useAsync(load, deps)` runs `load` with an AbortSignal
+ * whenever `deps` change, cancels the previous run, and returns its state. `Failure` shows an
+ * API error as the gateway worded it.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiFailure } from '../api.ts';
+
+export type AsyncState<T> = { status: 'loading' } | { status: 'done'; value: T } | { status: 'failed'; error: Error };
+
+export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): AsyncState<T> {
+  const [state, setState] = useState<AsyncState<T>>({ status: 'loading' });
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ status: 'loading' });
+    load(controller.signal).then(
+      (value) => controller.signal.aborted || setState({ status: 'done', value }),
+      (error: Error) => controller.signal.aborted || setState({ status: 'failed', error }),
+    );
+    return () => controller.abort();
+  }, deps);
+  return state;
+}
+
+export function Failure({ error }: { error: Error }) {
+  const status = error instanceof ApiFailure && error.status ? ` (${error.status} ${error.code})` : '';
+  return (
+    <p class="failure" role="alert">
+      {error.message}
+      {status}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}

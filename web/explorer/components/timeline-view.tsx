@@ -1,0 +1,151 @@
+/**
+ * A browser of an instant-ordered list (events, killmails): a filter form holding every
+ * filter of the route (several values separated by `|`, `since`/`until` as ISO instants),
+ * scope, sort and interval selectors, the timeline of the matching rows, facet chips, the
+ * total, the page of rows and the pager. All of it is the URL's state.
+ */
+import type { ComponentChildren } from 'preact';
+import { type Envelope, getGroups, getJson, type Group, type Row } from '../api.ts';
+import { formatHash, navigate } from '../route.ts';
+import { Failure, Loading, useAsync } from './async.tsx';
+import { Facet } from './facets.tsx';
+import { CountLine, Pager } from './pager.tsx';
+import { ScopeControls } from './scope.tsx';
+import { bucketEnd, bucketStart, type Interval, INTERVALS, Timeline } from './timeline.tsx';
+
+export const PAGE_SIZE = 50;
+
+export interface FilterField {
+  param: string;
+  label: string;
+  placeholder?: string;
+  /** A fixed choice (npc) instead of free text. */
+  choices?: string[];
+}
+
+export interface TimelineViewProps {
+  view: string;
+  path: string;
+  title: string;
+  noun: string;
+  fields: FilterField[];
+  facets: { title: string; field: string; param: string }[];
+  params: Record<string, string>;
+  rows(rows: Row[]): ComponentChildren;
+}
+
+interface Answer {
+  page: Envelope<Row[]>;
+  timeline: Envelope<Group[]> | undefined;
+  facets: (Envelope<Group[]> | undefined)[];
+}
+
+export function TimelineView({ view, path, title, noun, fields, facets, params, rows }: TimelineViewProps) {
+  const names = ['environment', 'cycles', 'q', 'since', 'until', ...fields.map((field) => field.param)];
+  const filters = Object.fromEntries(names.map((name) => [name, params[name]]));
+  const interval = (INTERVALS as readonly string[]).includes(params.interval ?? '') ? (params.interval as Interval) : 'day';
+  const state = useAsync<Answer>(
+    async (signal) => {
+      const [page, timeline, ...facetGroups] = await Promise.all([
+        getJson<Row[]>(path, { ...filters, sort: params.sort, limit: PAGE_SIZE, cursor: params.cursor }, signal),
+        getGroups(path, filters, `occurredAt:${interval}`, signal),
+        ...facets.map((facet) => getGroups(path, { ...filters, [facet.param]: undefined }, facet.field, signal)),
+      ]);
+      return { page, timeline, facets: facetGroups };
+    },
+    [JSON.stringify(params)],
+  );
+  const { cursor: _cursor, ...rest } = params;
+  const go = (change: Record<string, string | undefined>) => navigate(formatHash(view, { ...rest, ...change }));
+  const narrow = (key: string) => go({ since: bucketStart(key), until: bucketEnd(key, interval) });
+  return (
+    <section aria-labelledby="list-title">
+      <h1 id="list-title">{title}</h1>
+      <FilterForm fields={fields} params={params} onApply={(values) => go(values)} />
+      <div class="toolbar">
+        <ScopeControls view={view} params={params} />
+        <label>
+          Order{' '}
+          <select value={params.sort ?? ''} onChange={(event) => go({ sort: (event.target as HTMLSelectElement).value || undefined })}>
+            <option value="">newest first</option>
+            <option value="occurredAt:asc">oldest first</option>
+          </select>
+        </label>
+        <label>
+          Timeline by{' '}
+          <select value={interval} onChange={(event) => go({ interval: (event.target as HTMLSelectElement).value })}>
+            {INTERVALS.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        {params.since || params.until ? (
+          <button type="button" onClick={() => go({ since: undefined, until: undefined })}>
+            Clear the time range
+          </button>
+        ) : null}
+      </div>
+      {state.status === 'loading' ? <Loading what={`${noun}s`} /> : null}
+      {state.status === 'failed' ? <Failure error={state.error} /> : null}
+      {state.status === 'done' ? (
+        <>
+          {state.value.timeline ? <Timeline buckets={state.value.timeline.data} interval={interval} noun={noun} onPick={narrow} /> : null}
+          <div class="with-facets">
+            <aside class="facets" aria-label="Facets">
+              {facets.map((facet, index) => (
+                <Facet key={facet.param} title={facet.title} param={facet.param} groups={state.value.facets[index]} view={view} params={params} />
+              ))}
+            </aside>
+            <div class="results">
+              <CountLine count={state.value.page.meta.count} exact={state.value.page.meta.countIsExact} noun={noun} />
+              {state.value.page.data.length === 0 ? <p class="muted">Nothing matches.</p> : rows(state.value.page.data)}
+              <Pager view={view} params={params} nextCursor={state.value.page.nextCursor} rows={state.value.page.data.length} />
+            </div>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function FilterForm({ fields, params, onApply }: { fields: FilterField[]; params: Record<string, string>; onApply(values: Record<string, string | undefined>): void }) {
+  const all: FilterField[] = [
+    ...fields,
+    { param: 'q', label: 'Words or ids', placeholder: 'text' },
+    { param: 'since', label: 'Since (inclusive)', placeholder: '2026-06-01T00:00:00Z' },
+    { param: 'until', label: 'Until (exclusive)', placeholder: '2026-07-01T00:00:00Z' },
+  ];
+  return (
+    <form
+      class="filters"
+      key={JSON.stringify(params)}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget as HTMLFormElement);
+        onApply(Object.fromEntries(all.map((field) => [field.param, String(data.get(field.param) ?? '').trim() || undefined])));
+      }}
+    >
+      {all.map((field) => (
+        <label key={field.param}>
+          {field.label}
+          {field.choices ? (
+            <select name={field.param} defaultValue={params[field.param] ?? ''}>
+              <option value="">any</option>
+              {field.choices.map((choice) => (
+                <option key={choice} value={choice}>
+                  {choice}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input name={field.param} defaultValue={params[field.param] ?? ''} placeholder={field.placeholder} />
+          )}
+        </label>
+      ))}
+      <button type="submit">Apply filters</button>
+      <p class="muted small hint">Several values: separate them with | (for example gate.jump|gate.linked).</p>
+    </form>
+  );
+}

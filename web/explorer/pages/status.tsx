@@ -1,0 +1,194 @@
+/**
+ * The status panel: readiness and the live generation (when it was loaded, the bundle it came
+ * from), freshness of every ingest, source gaps by severity and chain coverage. Degraded states
+ * are red or amber, always with a word (colour is never the only signal).
+ */
+import { ApiFailure, getJson, type Row } from '../api.ts';
+import { Failure, Loading, useAsync } from '../components/async.tsx';
+
+interface Status {
+  ready: Row;
+  freshness: Row[] | Error;
+  gaps: Row[] | Error;
+  coverage: Row | Error;
+}
+
+async function load(signal: AbortSignal): Promise<Status> {
+  const settle = <T,>(promise: Promise<{ data: T }>) => promise.then((answer) => answer.data, (error: Error) => error);
+  const ready = await fetch('/v1/ready', { headers: { Accept: 'application/json' }, signal }).then(async (response) => {
+    const body = (await response.json().catch(() => undefined)) as { data?: Row; error?: { message: string } } | undefined;
+    if (body?.data) return body.data;
+    throw new ApiFailure(response.status, 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);
+  });
+  const [freshness, gaps, coverage] = await Promise.all([
+    settle(getJson<Row[]>('/v1/ops/freshness', {}, signal)),
+    settle(getJson<Row[]>('/v1/ops/source-gaps', {}, signal)),
+    settle(getJson<Row>('/v1/ops/chain-coverage', {}, signal)),
+  ]);
+  return { ready, freshness, gaps, coverage };
+}
+
+const TONE: Record<string, string> = {
+  ready: 'ok', live_indexed: 'ok', indexed: 'ok', info: 'info', static_cycle_data: 'info',
+  degraded: 'bad', errored: 'bad', critical: 'bad', blocked: 'bad',
+  cached_snapshot: 'warn', actionable: 'warn', limited: 'warn', not_seen: 'warn', range_blocked: 'warn', unknown: 'warn',
+};
+
+export function StatusWord({ value }: { value: unknown }) {
+  const text = value === undefined || value === null ? 'unknown' : String(value);
+  return <span class={`status-word tone-${TONE[text] ?? 'neutral'}`}>{text}</span>;
+}
+
+export function StatusPage() {
+  const state = useAsync(load, []);
+  return (
+    <section aria-labelledby="status-title">
+      <h1 id="status-title">Status</h1>
+      {state.status === 'loading' ? <Loading what="the status" /> : null}
+      {state.status === 'failed' ? <Failure error={state.error} /> : null}
+      {state.status === 'done' ? <Panels status={state.value} /> : null}
+    </section>
+  );
+}
+
+function Panels({ status }: { status: Status }) {
+  const { ready, freshness, gaps, coverage } = status;
+  return (
+    <div class="panels">
+      <section class="panel" aria-labelledby="ready-title" data-testid="readiness">
+        <h2 id="ready-title">Readiness</h2>
+        <dl class="identity">
+          <div>
+            <dt>status</dt>
+            <dd>
+              <StatusWord value={ready.status} />
+            </dd>
+          </div>
+          <div>
+            <dt>generation</dt>
+            <dd data-testid="generation">{String(ready.generation ?? '—')}</dd>
+          </div>
+          <div>
+            <dt>loaded at</dt>
+            <dd data-testid="loaded-at">{String(ready.loadedAt ?? '—')}</dd>
+          </div>
+          <div>
+            <dt>bundle generated at</dt>
+            <dd>{String(ready.generatedAt ?? '—')}</dd>
+          </div>
+          <div>
+            <dt>bundle id</dt>
+            <dd>
+              <code class="id">{String(ready.bundleId ?? '—')}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>cluster health</dt>
+            <dd>
+              <StatusWord value={ready.cluster === 'green' ? 'ready' : ready.cluster} />
+            </dd>
+          </div>
+        </dl>
+      </section>
+
+      <section class="panel" aria-labelledby="freshness-title">
+        <h2 id="freshness-title">Freshness</h2>
+        {freshness instanceof Error ? (
+          <Failure error={freshness} />
+        ) : (
+          <div class="scroll">
+            <table class="rows">
+              <thead>
+                <tr>
+                  <th scope="col">Source</th>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Now</th>
+                  <th scope="col">Age</th>
+                  <th scope="col">Errors</th>
+                </tr>
+              </thead>
+              <tbody>
+                {freshness.map((row, index) => (
+                  <tr key={index}>
+                    <td class="wrap">
+                      <code class="id">{String(row.source)}</code>
+                    </td>
+                    <td>{String(row.environment ?? '')}</td>
+                    <td>
+                      <StatusWord value={row.stalenessNow} />
+                    </td>
+                    <td>{age(row.ageSeconds)}</td>
+                    <td>{row.errorCount ? <span title={String(row.lastErrorSummary ?? '')}>{String(row.errorCount)} · {String(row.lastErrorSummary ?? '')}</span> : '0'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section class="panel" aria-labelledby="gaps-title">
+        <h2 id="gaps-title">Source gaps</h2>
+        {gaps instanceof Error ? (
+          <Failure error={gaps} />
+        ) : (
+          <ul class="gaps">
+            {gaps.map((gap) => (
+              <li key={String(gap.id)}>
+                <StatusWord value={gap.severity} /> <strong>{String(gap.summary ?? gap.kind)}</strong> <span class="muted small">{String(gap.environment ?? '')} · {String(gap.count ?? '')}</span>
+                {gap.recommendedAction ? <div class="small">{String(gap.recommendedAction)}</div> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section class="panel" aria-labelledby="coverage-title">
+        <h2 id="coverage-title">Chain coverage</h2>
+        {coverage instanceof Error ? (
+          <Failure error={coverage} />
+        ) : (
+          <>
+            <p>
+              Full coverage proven: <StatusWord value={coverage.fullCoverageProven ? 'ready' : 'degraded'} /> · {String(coverage.indexedTargets ?? 0)} of {String(coverage.targetCount ?? 0)} targets
+              indexed, {String(coverage.erroredTargets ?? 0)} errored, {String(coverage.rangeBlockedTargets ?? 0)} range-blocked, {String(coverage.notSeenTargets ?? 0)} not seen.
+            </p>
+            <div class="scroll">
+              <table class="rows">
+                <thead>
+                  <tr>
+                    <th scope="col">Target</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Rows</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {((coverage.targets as Row[] | undefined) ?? []).map((target, index) => (
+                    <tr key={index}>
+                      <td class="wrap">
+                        <code class="id">{String(target.moduleName ?? target.objectType ?? target.source ?? target.cursorId ?? '')}</code>
+                      </td>
+                      <td>{String(target.kind ?? '')}</td>
+                      <td>
+                        <StatusWord value={target.status} />
+                      </td>
+                      <td class="num">{target.rowsProcessed === undefined ? '—' : Number(target.rowsProcessed).toLocaleString('en')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function age(seconds: unknown): string {
+  if (typeof seconds !== 'number') return '—';
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 86_400 * 3) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400).toLocaleString('en')} d`;
+}

@@ -1,0 +1,47 @@
+/**
+ * The explorer's state is its URL: `#/<view>[/<id>][?<params>]`. A view can be shared and
+ * reloaded; the back button walks views. Parsing and formatting only: no DOM beyond `location`.
+ */
+
+export interface Route {
+  /** `search`, `entities`, `events`, `killmails`, `sources`, `artefacts`, `status`. */
+  view: string;
+  /** The id after the view (`#/entities/<id>`), decoded. */
+  id?: string;
+  /** `raw` in `#/killmails/<id>/raw`. */
+  sub?: string;
+  params: Record<string, string>;
+}
+
+export function parseHash(hash: string): Route {
+  const text = hash.replace(/^#\/?/, '');
+  const [pathPart = '', queryPart = ''] = splitOnce(text, '?');
+  const [view = '', id, sub] = pathPart.split('/').map((part) => decodeURIComponent(part));
+  const params: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(queryPart)) if (value !== '') params[name] = value;
+  return { view: view || 'search', ...(id ? { id } : {}), ...(sub ? { sub } : {}), params };
+}
+
+export function formatHash(view: string, params: Record<string, string | undefined> = {}, id?: string, sub?: string): string {
+  const path = [view, id, sub].filter((part): part is string => part !== undefined).map((part) => encodeURIComponent(part)).join('/');
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, value);
+  const query = search.toString();
+  return `#/${path}${query ? `?${query}` : ''}`;
+}
+
+/** Link target of a registry id: entities, events, killmails, sources and artefacts each have a view. */
+export function hrefOf(id: string): string {
+  const prefix = id.slice(0, id.indexOf(':'));
+  const view = { event: 'events', killmail: 'killmails', source: 'sources', artefact: 'artefacts' }[prefix] ?? 'entities';
+  return formatHash(view, {}, id);
+}
+
+export function navigate(hash: string): void {
+  if (location.hash !== hash) location.hash = hash;
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)];
+}
