@@ -10,10 +10,19 @@
  * tells the others when to come back. The cap is per process: N gateways on one cluster admit
  * N × the cap.
  *
- * Deliberately not here: priorities (every request is alike), and anything per client (that is
+ * Fairness: while no slot is free, a client may hold at most half the slots (in flight and
+ * queued together), so one client's burst cannot fill the queue in front of everyone else (a
+ * client is the rate limit's identity, src/http/client-identity.ts, carried to here by
+ * `admissionClient`). A free slot is taken by whoever comes: an idle gateway never refuses.
+ *
+ * Deliberately not here: priorities (every request is alike), and budgets over time (that is
  * the rate limit's job, src/http/middleware/rate-limit.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../errors.ts';
+
+/** The client on whose behalf the current request runs (set by the HTTP layer around each request). */
+export const admissionClient = new AsyncLocalStorage<string>();
 
 export interface AdmissionOptions {
   maxInFlight: number;
@@ -23,6 +32,8 @@ export interface AdmissionOptions {
   queueMs: number;
   /** `Retry-After` of a refusal, in seconds. */
   retryAfterSeconds?: number;
+  /** Places (in flight + queued) one client may hold while no slot is free; default half the slots, at least 1. */
+  perClient?: number;
 }
 
 export interface AdmissionStats {
@@ -44,10 +55,17 @@ interface Waiter {
 }
 
 export function createAdmission(options: AdmissionOptions): Admission {
-  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1 } = options;
+  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, perClient = Math.max(1, Math.ceil(maxInFlight / 2)) } = options;
   let inFlight = 0;
   let refused = 0;
   const waiting: Waiter[] = [];
+  /** Places each client holds (in flight + queued); clients holding none are not kept. */
+  const held = new Map<string, number>();
+  const hold = (client: string, n: number) => {
+    const count = (held.get(client) ?? 0) + n;
+    if (count > 0) held.set(client, count);
+    else held.delete(client);
+  };
 
   const refuse = () => {
     refused += 1;
@@ -63,24 +81,31 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
   }
 
-  async function runNow<T>(call: () => Promise<T>): Promise<T> {
+  async function runNow<T>(client: string, call: () => Promise<T>): Promise<T> {
     inFlight += 1;
     try {
       return await call();
     } finally {
+      hold(client, -1);
       release();
     }
   }
 
   return {
     run(call) {
-      if (inFlight < maxInFlight) return runNow(call);
-      if (waiting.length >= queue) return Promise.reject(refuse());
+      const client = admissionClient.getStore() ?? '';
+      if (inFlight < maxInFlight) {
+        hold(client, 1);
+        return runNow(client, call);
+      }
+      if (waiting.length >= queue || (held.get(client) ?? 0) >= perClient) return Promise.reject(refuse());
+      hold(client, 1);
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
-          start: () => runNow(call).then(resolve, reject),
+          start: () => runNow(client, call).then(resolve, reject),
           timer: setTimeout(() => {
             waiting.splice(waiting.indexOf(waiter), 1);
+            hold(client, -1);
             reject(refuse());
           }, queueMs),
         };

@@ -2,13 +2,15 @@
  * Admission control on a real gateway whose Elasticsearch is slowed: the run's cluster behind a
  * TCP forwarder that holds its answers back (as the outage test does). With two requests in
  * flight and one queued, the next is answered 503 `overloaded` with Retry-After at once, the
- * queued one after its longest wait; once Elasticsearch answers, the admitted ones are served
- * and new requests are admitted again.
+ * queued one after its longest wait; a client holding its share (half the slots) cannot queue
+ * more; once Elasticsearch answers, the admitted ones are served and new requests are admitted
+ * again. Clients are distinct loopback addresses.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { expectError } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { getFrom } from '../support/loopback-client.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 let gw: TestGateway;
@@ -32,9 +34,10 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-const timed = async (path: string) => {
+/** GET from a loopback address, timed. */
+const timed = async (path: string, from = '127.0.0.1') => {
   const started = performance.now();
-  const answer = await gw.get(path);
+  const answer = await getFrom(from, `${gw.url}${path}`);
   return { ...answer, ms: performance.now() - started };
 };
 
@@ -45,15 +48,18 @@ describe('admission control', () => {
     proxy.hold();
     const inFlight = [timed(`/v1/entities/${ids[0]}`), timed(`/v1/entities/${ids[1]}`)];
     await proxy.holding();
-    const queued = timed(`/v1/entities/${ids[2]}`);
+    // 127.0.0.1 holds both slots, its share: it may not queue more, another client may.
+    const share = await timed(`/v1/entities/${ids[2]}`);
+    expectError(share, 503, 'overloaded');
+    const queued = timed(`/v1/entities/${ids[2]}`, '127.0.0.2');
     await new Promise((resolve) => setTimeout(resolve, 50));
 
-    const refused = await timed(`/v1/entities/${ids[3]}`);
+    // The queue is full: refused at once, whoever asks, whatever the route.
+    const refused = await timed(`/v1/entities/${ids[3]}`, '127.0.0.3');
     expectError(refused, 503, 'overloaded');
-    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers['retry-after']).toBe('1');
     expect(refused.ms).toBeLessThan(300);
-    // A list is refused alike, whatever the route.
-    expectError(await gw.get('/v1/events?limit=5'), 503, 'overloaded');
+    expectError(await timed('/v1/events?limit=5', '127.0.0.4'), 503, 'overloaded');
 
     // The queued request waited its 400 ms, then was refused rather than left to time out.
     const gaveUp = await queued;

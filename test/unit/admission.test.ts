@@ -1,10 +1,11 @@
 /**
  * Admission control: at most N calls at once, a bounded queue served in order, and past it (or
- * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling.
+ * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling; while
+ * no slot is free, one client holds at most its share.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { createAdmission } from '../../src/search/admission.ts';
+import { admissionClient, createAdmission } from '../../src/search/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {
@@ -15,7 +16,7 @@ function gate() {
 
 describe('admission', () => {
   it('runs up to maxInFlight at once, queues `queue` more in order, refuses the rest at once', async () => {
-    const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000 });
+    const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000, perClient: 10 });
     const gates = [gate(), gate(), gate()];
     const started: number[] = [];
     const runs = gates.map((g, i) => admission.run(() => (started.push(i), g.call())));
@@ -38,7 +39,7 @@ describe('admission', () => {
   });
 
   it('refuses a queued call that waited queueMs, and frees its place', async () => {
-    const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30 });
+    const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30, perClient: 2 });
     const busy = gate();
     const first = admission.run(busy.call);
     let called = false;
@@ -55,5 +56,25 @@ describe('admission', () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
     await expect(admission.run(() => Promise.reject(new Error('es said no')))).rejects.toThrow('es said no');
     expect(await admission.run(async () => 'ok')).toBe('ok');
+  });
+
+  it('keeps a place for others: while no slot is free, one client holds at most its share', async () => {
+    const admission = createAdmission({ maxInFlight: 2, queue: 4, queueMs: 10_000, perClient: 2 });
+    const as = <T>(client: string, call: () => Promise<T>) => admissionClient.run(client, () => admission.run(call));
+    const gates = [gate(), gate(), gate()];
+    // Free slots go to whoever comes, beyond the share.
+    const greedy = [as('greedy', gates[0]!.call), as('greedy', gates[1]!.call)];
+    const over = await as('greedy', async () => 'never').catch((error: ApiError) => error.code);
+    expect(over).toBe('overloaded');
+    // Another client still queues, and runs next.
+    const polite = as('polite', gates[2]!.call);
+    expect(admission.stats()).toEqual({ inFlight: 2, queued: 1, refused: 1 });
+    gates[0]!.open();
+    await greedy[0];
+    expect(admission.stats()).toMatchObject({ inFlight: 2, queued: 0 });
+    for (const g of gates) g.open();
+    expect(await Promise.all([...greedy, polite])).toEqual(['done', 'done', 'done']);
+    // Once the greedy client's requests are done, it queues again like anyone.
+    expect(await as('greedy', async () => 'again')).toBe('again');
   });
 });

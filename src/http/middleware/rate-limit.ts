@@ -1,5 +1,6 @@
 /**
- * Per-client budgets, before any work is done for the request:
+ * Per-client budgets, before any work is done for the request (and the client's identity for
+ * admission control, which shares Elasticsearch's slots by client: src/search/admission.ts):
  *
  * - **Points** (`RATE_LIMIT=<rate>/<burst>`, default 50/100): each request costs points by what
  *   it asks of Elasticsearch (../request-cost.ts); a client may spend `burst` points per window
@@ -24,6 +25,7 @@ import type { Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
+import { admissionClient } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import { requestCost } from '../request-cost.ts';
 
@@ -60,8 +62,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
   const downloads = new Map<string, number>();
 
-  return async (ctx, next) => {
-    if (!policy) return next();
+  return async (ctx, middleware) => {
     const client = clientIdentity(
       {
         peer: ctx.req.socket.remoteAddress,
@@ -71,6 +72,9 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       },
       rules,
     );
+    // The rest of the request runs as this client: admission control shares slots by client.
+    const next = () => admissionClient.run(client.key, middleware);
+    if (!policy) return next();
     const cost = requestCost(ctx.path, ctx.query, client.loopback);
     ctx.set('RateLimit-Policy', policy);
 
