@@ -7,6 +7,11 @@
  * largest size over the smallest, are what index sorting and `search_after` must keep flat.
  * Latencies are taken once the cluster has no merge running (steady state), in interleaved
  * rounds, and averaged.
+ *
+ * Query power (issue 15), at each size: `group_by=kind` and `group_by=occurredAt:day` over every
+ * event, and what `meta.count` costs: the first page's Elasticsearch request sent directly with
+ * no count, with the gateway's count (exact up to 100,000 rows, a lower bound beyond) and with
+ * an exact count of every row.
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -14,8 +19,11 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import type { Config } from '../src/config.ts';
 import { indexName } from '../src/indices/generation.ts';
+import { TIMELINE_COUNT_UP_TO } from '../src/routes/events.ts';
+import { toEventListBody } from '../src/query/timeline.ts';
+import { searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
-import { type Gateway, type LoadFigures, type Log, drive, mean, round, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, round, spawnGateway } from './support.ts';
 
 /** Entities of the scale bundles; events per entity makes up the size. */
 const SCALE = 20;
@@ -31,6 +39,10 @@ export interface SizeFigures {
   deepPage: LoadFigures;
   kindFilter: LoadFigures;
   deepOverFirst: { p50: number; p99: number };
+  groupByKind: LoadFigures;
+  groupByDay: LoadFigures;
+  /** The first page's search sent to Elasticsearch directly, by how it counts. */
+  count: { none: LoadFigures; upTo100k: LoadFigures; exact: LoadFigures };
 }
 
 export interface ScaleBenchResult {
@@ -38,6 +50,9 @@ export interface ScaleBenchResult {
   rounds: number;
   /** p99 of the kind filter at the largest size over the smallest. */
   kindP99LargestOverSmallest: number;
+  /** p99 of group_by=kind and group_by=occurredAt:day at the largest size over the smallest. */
+  groupByKindP99LargestOverSmallest: number;
+  groupByDayP99LargestOverSmallest: number;
 }
 
 /** `1m` → 1_000_000, `200k` → 200_000. */
@@ -86,6 +101,9 @@ interface Loaded {
   deep: string;
   kinds: string[];
   deepOffset: number;
+  esUrl: string;
+  /** The first page's search, sent to Elasticsearch directly: path and body by counting mode. */
+  direct: { path: string; bodies: Record<'none' | 'upTo100k' | 'exact', string> };
 }
 
 async function loadSize(client: Client, esUrl: string, config: Readonly<Config>, events: number, log: Log): Promise<Loaded> {
@@ -111,7 +129,21 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
     deep: `${first}&cursor=${encodeURIComponent(cursor)}`,
     kinds: kinds.map((b) => `/v1/events?kind=${encodeURIComponent(b.key)}&limit=${LIMIT}`),
     deepOffset,
+    esUrl,
+    direct: {
+      path: searchPath(index),
+      bodies: {
+        none: directBody(false),
+        upTo100k: directBody(TIMELINE_COUNT_UP_TO),
+        exact: directBody(true),
+      },
+    },
   };
+}
+
+/** The body the gateway sends for the first page of `/v1/events?cycles=all`, counting as told. */
+function directBody(count: boolean | number): string {
+  return JSON.stringify(toEventListBody({ environment: 'stillness', scope: { kind: 'all' }, limit: LIMIT }, 0, { count }));
 }
 
 /** The mean of each figure over the rounds. */
@@ -138,20 +170,39 @@ export async function benchScale(options: { client: Client; esUrl: string; confi
   try {
     for (const events of options.sizes) loaded.push(await loadSize(client, esUrl, config, events, log));
     await mergesSettled(client, log);
-    const runs = loaded.map(() => ({ first: [] as LoadFigures[], deep: [] as LoadFigures[], kind: [] as LoadFigures[] }));
+    const runs = loaded.map(() => ({
+      first: [] as LoadFigures[],
+      deep: [] as LoadFigures[],
+      kind: [] as LoadFigures[],
+      byKind: [] as LoadFigures[],
+      byDay: [] as LoadFigures[],
+      none: [] as LoadFigures[],
+      upTo100k: [] as LoadFigures[],
+      exact: [] as LoadFigures[],
+    }));
     for (let r = 0; r < rounds; r += 1) {
       for (const [i, size] of loaded.entries()) {
         // Each target is warmed for a second first: on these machines the page cache is reclaimed
         // eagerly, and a cold first pass over the kinds of 10 M rows measured disk reads (p99 80 ms
         // in one round, 22 ms in the next).
-        const measured = async (requests: { path: string }[]) => {
-          await drive({ url: size.gateway.url, requests }, 1);
-          return drive({ url: size.gateway.url, requests }, seconds);
+        const measured = async (requests: Target['requests'], url = size.gateway.url) => {
+          await drive({ url, requests }, 1);
+          return drive({ url, requests }, seconds);
         };
-        runs[i]!.first.push(await measured([{ path: size.first }]));
-        runs[i]!.deep.push(await measured([{ path: size.deep }]));
-        runs[i]!.kind.push(await measured(size.kinds.map((p) => ({ path: p }))));
-        log(`events ${size.label} round ${r + 1}: first p99 ${runs[i]!.first.at(-1)!.p99Ms} ms, deep p99 ${runs[i]!.deep.at(-1)!.p99Ms} ms, kind p99 ${runs[i]!.kind.at(-1)!.p99Ms} ms`);
+        const run = runs[i]!;
+        run.first.push(await measured([{ path: size.first }]));
+        run.deep.push(await measured([{ path: size.deep }]));
+        run.kind.push(await measured(size.kinds.map((p) => ({ path: p }))));
+        run.byKind.push(await measured([{ path: '/v1/events?cycles=all&group_by=kind' }]));
+        run.byDay.push(await measured([{ path: '/v1/events?cycles=all&group_by=occurredAt:day' }]));
+        for (const mode of ['none', 'upTo100k', 'exact'] as const) {
+          run[mode].push(await measured([{ path: size.direct.path, method: 'POST', body: size.direct.bodies[mode] }], size.esUrl));
+        }
+        log(
+          `events ${size.label} round ${r + 1}: first p99 ${run.first.at(-1)!.p99Ms} ms, deep p99 ${run.deep.at(-1)!.p99Ms} ms, kind p99 ${run.kind.at(-1)!.p99Ms} ms, ` +
+            `group_by kind p99 ${run.byKind.at(-1)!.p99Ms} ms, day p99 ${run.byDay.at(-1)!.p99Ms} ms, ES first page p99 uncounted/100k/exact ` +
+            `${run.none.at(-1)!.p99Ms}/${run.upTo100k.at(-1)!.p99Ms}/${run.exact.at(-1)!.p99Ms} ms`,
+        );
       }
     }
     const sizes = loaded.map((size, i): SizeFigures => {
@@ -164,9 +215,19 @@ export async function benchScale(options: { client: Client; esUrl: string; confi
         deepPage,
         kindFilter,
         deepOverFirst: { p50: round(deepPage.p50Ms / Math.max(firstPage.p50Ms, 1)), p99: round(deepPage.p99Ms / Math.max(firstPage.p99Ms, 1)) },
+        groupByKind: meanOf(runs[i]!.byKind),
+        groupByDay: meanOf(runs[i]!.byDay),
+        count: { none: meanOf(runs[i]!.none), upTo100k: meanOf(runs[i]!.upTo100k), exact: meanOf(runs[i]!.exact) },
       };
     });
-    return { sizes, rounds, kindP99LargestOverSmallest: round(sizes.at(-1)!.kindFilter.p99Ms / Math.max(sizes[0]!.kindFilter.p99Ms, 1)) };
+    const growth = (pick: (size: SizeFigures) => LoadFigures) => round(pick(sizes.at(-1)!).p99Ms / Math.max(pick(sizes[0]!).p99Ms, 1));
+    return {
+      sizes,
+      rounds,
+      kindP99LargestOverSmallest: growth((size) => size.kindFilter),
+      groupByKindP99LargestOverSmallest: growth((size) => size.groupByKind),
+      groupByDayP99LargestOverSmallest: growth((size) => size.groupByDay),
+    };
   } finally {
     await Promise.all(loaded.map((size) => size.gateway.stop()));
   }

@@ -13,6 +13,8 @@ import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '..
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
+import { toAutocompleteBody } from '../../src/query/autocomplete.ts';
+import { toGroupsBody, toHistogramBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/queries');
@@ -22,8 +24,9 @@ function fieldsOf(body: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(body)) body.forEach((b) => fieldsOf(b, into));
   else if (body && typeof body === 'object') {
     for (const [key, value] of Object.entries(body)) {
-      if (['term', 'terms', 'match', 'match_bool_prefix', 'exists'].includes(key) && value && typeof value === 'object') {
-        if (key === 'exists') into.add((value as { field: string }).field);
+      if (['term', 'terms', 'match', 'match_bool_prefix', 'prefix', 'range', 'exists', 'missing', 'cardinality', 'date_histogram'].includes(key) && value && typeof value === 'object') {
+        if (['exists', 'missing', 'cardinality', 'date_histogram'].includes(key)) into.add((value as { field: string }).field);
+        else if (key === 'terms' && typeof (value as { field?: unknown }).field === 'string') into.add((value as { field: string }).field);
         else for (const field of Object.keys(value)) into.add(field);
       }
       if (key === 'sort' && Array.isArray(value)) for (const clause of value) for (const f of Object.keys(clause)) if (f !== '_score') into.add(f);
@@ -54,6 +57,9 @@ describe('query bodies', () => {
     toSourceListBody,
     toEventListBody,
     toKillmailListBody,
+    toGroupsBody,
+    toHistogramBody,
+    toAutocompleteBody,
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {

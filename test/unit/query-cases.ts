@@ -24,6 +24,16 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['events-filtered', 'events', b.toEventListBody!({ ...list, kind: ['killmail.created'], module: ['killmail'], packageId: ['0x1'], transactionDigest: ['T1'], sourceId: ['s'] }, 6)],
     ['events-search-after', 'events', b.toEventListBody!({ ...list, q: 'character.created', scope: { kind: 'all' } }, 6, { after: ['2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
     ['killmails-filtered', 'killmails', b.toKillmailListBody!({ ...list, system: ['system:stillness:1'], victim: ['v'], killer: ['94411'], reporter: ['r'], npc: true }, 6)],
+    // Query power (issue 15): ranges, lists, orders, counts, groups, autocomplete.
+    ['events-range-asc-counted', 'events', b.toEventListBody!({ ...list, kind: ['a.b', 'c.d'], since: { at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true }, until: { at: '2026-06-02T00:00:00.000000000Z', onNanosecond: false }, sort: 'occurredAt:asc' }, 6, { count: 100000 })],
+    ['events-asc-search-after', 'events', b.toEventListBody!({ ...list, sort: 'occurredAt:asc' }, 6, { after: ['2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
+    ['entities-updated-counted', 'entities', b.toEntityListBody!({ ...list, sort: 'updatedAt:desc' }, 6, { count: true })],
+    ['entities-search-by-label', 'entities', b.toEntityListBody!({ ...list, q: 'zeta', sort: 'label:asc' }, 6)],
+    ['entity-facts-confidence', 'facts', b.toEntityFactsBody!('character:stillness:1', 50, {}, { confidence: ['verified', 'probable'] })],
+    ['groups-killmails-killer', 'killmails', b.toGroupsBody!(b.toKillmailListBody!({ ...list, npc: true }, 6).query, { name: 'killer', field: 'killerId', type: 'keyword', labels: 'entities' }, 200)],
+    ['groups-entities-cycle', 'entities', b.toGroupsBody!(b.toEntityListBody!(list, 6).query, { name: 'cycle', field: 'cycle', type: 'integer', none: 0 }, 20)],
+    ['histogram-events-week', 'events', b.toHistogramBody!(b.toEventListBody!({ ...list, scope: { kind: 'all' } }, 6).query, { name: 'occurredAt:week', field: 'occurredAt', interval: 'week' })],
+    ['autocomplete', 'entities', b.toAutocompleteBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character'] }, 6)],
     ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
 }

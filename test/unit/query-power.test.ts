@@ -1,0 +1,158 @@
+/**
+ * The pure parts of query power (issue 15): instants of `since`/`until`, OR lists, `select`,
+ * groups and histograms read from aggregation answers, and the count a cursor carries.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.ts';
+import { cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
+import { MAX_BUCKETS, readGroups, readHistogram, regroup, cycleGroup, keyword } from '../../src/query/groups.ts';
+import { readValue } from '../../src/query/parameters.ts';
+import { EVENT_KIND, SINCE, UNTIL } from '../../src/query/params.ts';
+import { selectFields, selectParameter } from '../../src/query/select.ts';
+import { toTimeBound, toTimeRange } from '../../src/query/time-range.ts';
+
+function rejected(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('since and until', () => {
+  it('normalizes any offset and fraction length to the UTC nanosecond text date_nanos compares', () => {
+    expect(toTimeBound('since', '2026-06-01T00:00:00Z')).toEqual({ at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true });
+    expect(toTimeBound('since', '2026-06-01T02:30:00.5+02:30')).toEqual({ at: '2026-06-01T00:00:00.500000000Z', onNanosecond: true });
+    expect(toTimeBound('since', '2026-05-31T23:00:00-01:00')).toEqual({ at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true });
+    expect(toTimeBound('until', '2026-06-01T00:00:00.1234567890000Z')).toEqual({ at: '2026-06-01T00:00:00.123456789Z', onNanosecond: true });
+    expect(toTimeBound('until', '2026-06-01T00:00:00.1234567891Z')).toEqual({ at: '2026-06-01T00:00:00.123456789Z', onNanosecond: false });
+  });
+
+  it('clamps instants outside date_nanos (1970–2262), which changes no answer', () => {
+    expect(toTimeBound('since', '1900-01-01T00:00:00Z').at).toBe('1970-01-01T00:00:00.000000000Z');
+    expect(toTimeBound('until', '9999-12-31T23:59:59-05:00').at).toBe('2262-04-11T23:47:16.854775807Z');
+  });
+
+  it('refuses what is not a real instant, naming the parameter', () => {
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-06-01T24:00:00Z', '2026-06-01T00:60:00Z', '2026-06-01T00:00:00+24:00']) {
+      expect(rejected(() => toTimeBound('until', bad)).details).toEqual({ parameter: 'until' });
+    }
+    for (const bad of ['2026-06-01', '2026-06-01T00:00:00', 'now', '2026-06-01 00:00:00Z', '1780000000']) {
+      expect(rejected(() => readValue(SINCE, bad)).details).toEqual({ parameter: 'since' });
+    }
+  });
+
+  it('puts an instant between two nanoseconds on the right side: since > its truncation, until <= it', () => {
+    const since = toTimeBound('since', '2026-06-01T00:00:00.0000000001Z');
+    const until = toTimeBound('until', '2026-06-02T00:00:00.0000000001Z');
+    expect(toTimeRange('occurredAt', since, until)).toEqual([
+      { range: { occurredAt: { format: 'strict_date_optional_time_nanos', gt: '2026-06-01T00:00:00.000000000Z', lte: '2026-06-02T00:00:00.000000000Z' } } },
+    ]);
+    expect(toTimeRange('occurredAt', readValue(SINCE, '2026-06-01T00:00:00Z'), readValue(UNTIL, '2026-06-02T00:00:00Z'))[0]).toEqual({
+      range: { occurredAt: { format: 'strict_date_optional_time_nanos', gte: '2026-06-01T00:00:00.000000000Z', lt: '2026-06-02T00:00:00.000000000Z' } },
+    });
+    expect(toTimeRange('occurredAt', undefined, undefined)).toEqual([]);
+  });
+});
+
+describe('OR lists and select', () => {
+  it('reads a|b as its distinct trimmed members; an empty member is a 400', () => {
+    expect(readValue(EVENT_KIND, 'a')).toEqual(['a']);
+    expect(readValue(EVENT_KIND, ' a | b |a')).toEqual(['a', 'b']);
+    for (const bad of ['a|', '|a', 'a||b', 'a| |b']) expect(rejected(() => readValue(EVENT_KIND, bad)).details).toEqual({ parameter: 'kind' });
+  });
+
+  it('selects known fields, id always, and names an unknown one', () => {
+    const select = selectParameter(['id', 'kind', 'payload']);
+    expect(readValue(select, 'kind, payload')).toEqual(['kind', 'payload']);
+    const error = rejected(() => readValue(select, 'kind,color'));
+    expect(error.details).toEqual({ parameter: 'select' });
+    expect(error.message).toContain('"color"');
+    expect(selectFields({ id: 'e1', kind: 'k', payload: { a: 1 }, other: 2 }, ['payload'])).toEqual({ id: 'e1', payload: { a: 1 } });
+    expect(selectFields({ entity: { id: 'x' }, facts: {} }, ['facts'])).toEqual({ facts: {} });
+  });
+});
+
+describe('groups', () => {
+  const answer = (buckets: [string | number, number, string?][], other: number, cardinality: number, none: number) => ({
+    groups: { buckets: buckets.map(([key, doc_count, key_as_string]) => ({ key, doc_count, ...(key_as_string && { key_as_string }) })), sum_other_doc_count: other },
+    groupsCount: { value: cardinality },
+    none: { doc_count: none },
+  });
+
+  it('answers every group exactly when none was left over, the unknown group only when asked for', () => {
+    const kind = keyword('kind');
+    const aggs = answer([['b', 5], ['a', 5], ['c', 2]], 0, 3, 4);
+    expect(readGroups(aggs, kind, 200, false)).toEqual({
+      groups: [{ key: 'a', count: 5 }, { key: 'b', count: 5 }, { key: 'c', count: 2 }],
+      groupsCount: 3,
+      groupsCountIsExact: true,
+    });
+    const withUnknown = readGroups(aggs, kind, 200, true);
+    expect(withUnknown.groups).toEqual([{ key: 'a', count: 5 }, { key: 'b', count: 5 }, { key: null, count: 4 }, { key: 'c', count: 2 }]);
+    expect(withUnknown.groupsCount).toBe(4);
+    // Capped: the unknown group competes for the places like any other.
+    expect(readGroups(aggs, kind, 2, true).groups).toEqual([{ key: 'a', count: 5 }, { key: 'b', count: 5 }]);
+  });
+
+  it('flags groupsCount as an estimate when groups were left over, and drops the "none" value of cycle from it', () => {
+    expect(readGroups(answer([['a', 9]], 7, 12, 0), keyword('kind'), 1, false)).toMatchObject({ groupsCount: 12, groupsCountIsExact: false });
+    expect(readGroups(answer([[6, 9]], 7, 3, 5), cycleGroup, 1, false)).toMatchObject({ groupsCount: 2, groupsCountIsExact: false });
+    const npc = readGroups(answer([[0, 3, 'false'], [1, 2, 'true']], 0, 2, 0), { name: 'npc', field: 'npc', type: 'boolean' }, 200, false);
+    expect(npc.groups).toEqual([{ key: false, count: 3 }, { key: true, count: 2 }]);
+  });
+
+  it('maps keys through other records before counting (facts by source kind)', () => {
+    const kinds: Record<string, string> = { s1: 'chain_event', s2: 'chain_event', s3: 'world_api' };
+    const mapped = regroup([{ key: 's1', count: 2 }, { key: 's3', count: 3 }, { key: 's2', count: 2 }, { key: 'gone', count: 1 }], (k) => kinds[k as string] ?? null, 200, true);
+    expect(mapped).toEqual({ groups: [{ key: 'chain_event', count: 4 }, { key: 'world_api', count: 3 }, { key: null, count: 1 }], groupsCount: 3, groupsCountIsExact: true });
+    expect(regroup([{ key: 'gone', count: 1 }], () => null, 200, false).groups).toEqual([]);
+  });
+});
+
+describe('histograms', () => {
+  const buckets = (...pairs: [string, number][]) => ({ buckets: { buckets: pairs.map(([key_as_string, doc_count]) => ({ key_as_string, doc_count })) } });
+  const histogram = (interval: 'day' | 'week' | 'month') => ({ name: `occurredAt:${interval}`, field: 'occurredAt', interval });
+
+  it('fills every empty bucket between the first and the last, across month and year ends', () => {
+    expect(readHistogram(buckets(['2026-02-27', 1], ['2026-03-02', 4]), histogram('day')).map((g) => [g.key, g.count])).toEqual([
+      ['2026-02-27', 1],
+      ['2026-02-28', 0],
+      ['2026-03-01', 0],
+      ['2026-03-02', 4],
+    ]);
+    expect(readHistogram(buckets(['2025-12-29', 2], ['2026-01-12', 1]), histogram('week')).map((g) => g.key)).toEqual(['2025-12-29', '2026-01-05', '2026-01-12']);
+    expect(readHistogram(buckets(['2025-11-01', 2], ['2026-02-01', 1]), histogram('month')).map((g) => [g.key, g.count])).toEqual([
+      ['2025-11-01', 2],
+      ['2025-12-01', 0],
+      ['2026-01-01', 0],
+      ['2026-02-01', 1],
+    ]);
+    expect(readHistogram(buckets(), histogram('day'))).toEqual([]);
+  });
+
+  it(`answers up to ${MAX_BUCKETS} buckets; past that a 400 asking for a coarser interval`, () => {
+    const last = new Date(Date.UTC(2026, 0, 1) + (MAX_BUCKETS - 1) * 86_400_000).toISOString().slice(0, 10);
+    expect(readHistogram(buckets(['2026-01-01', 1], [last, 1]), histogram('day'))).toHaveLength(MAX_BUCKETS);
+    const next = new Date(Date.UTC(2026, 0, 1) + MAX_BUCKETS * 86_400_000).toISOString().slice(0, 10);
+    const error = rejected(() => readHistogram(buckets(['2026-01-01', 1], [next, 1]), histogram('day')));
+    expect(error.details).toEqual({ parameter: 'group_by' });
+    expect(error.message).toContain('week or month');
+  });
+});
+
+describe('cursor count', () => {
+  const key = 'k';
+  const scope = cursorScope('/v1/events', { kind: ['a'] });
+
+  it('carries the first page\'s count to the next pages, and a one-value list binds as the value', () => {
+    const raw = encodeCursor({ generation: 'g1', after: ['2026-06-01T00:00:00.000Z', 'e1'], count: { value: 1234, exact: false } }, scope, key);
+    expect(decodeCursor(raw, scope, key)).toEqual({ generation: 'g1', after: ['2026-06-01T00:00:00.000Z', 'e1'], count: { value: 1234, exact: false } });
+    expect(cursorScope('/v1/events', { kind: 'a' })).toBe(scope);
+    expect(cursorScope('/v1/events', { kind: ['a', 'b'] })).not.toBe(scope);
+    // Cursors of before counts still decode, without one.
+    expect(decodeCursor(encodeCursor({ generation: 'g1', after: ['x'] }, scope, key), scope, key).count).toBeUndefined();
+  });
+});
