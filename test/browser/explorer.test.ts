@@ -255,18 +255,17 @@ describe.skipIf(!chromium)('the API reference in Chromium', () => {
     }
     expect([...seen].sort()).toEqual(routeTemplates().sort());
     await p.evaluate(() => (globalThis as any).scrollTo(0, 0));
-    await screenshot(p, '08-docs');
+    await screenshot(p, '08-docs', false);
     const health = p.locator('.opblock-get').filter({ has: p.locator('[data-path="/v1/health"]') });
     await health.locator('.opblock-summary').click();
     await health.getByRole('button', { name: 'Execute' }).click();
     await expect.poll(() => health.locator('.live-responses-table tbody .response-col_status').first().innerText()).toBe('200');
-    await screenshot(p, '09-docs-try-it');
+    await health.scrollIntoViewIfNeeded();
+    await screenshot(p, '09-docs-try-it', false);
   });
 
-  it('has no critical accessibility violation (axe-core)', async () => {
-    const violations = await seriousViolations(ref.page);
-    expect(violations.filter((v) => v.impact === 'critical')).toEqual([]);
-    if (violations.length > 0) console.log(`[browser] /docs/ (Swagger UI) serious axe findings: ${JSON.stringify(violations)}`);
+  it('has no serious or critical accessibility violation, an operation open and tried (axe-core)', async () => {
+    expect(await seriousViolations(ref.page)).toEqual([]);
   });
 });
 

@@ -13,7 +13,8 @@ SwaggerUI({
   dom_id: '#swagger',
   // The default validator badge loads an image from a public service: off.
   validatorUrl: null,
-  deepLinking: true,
+  // Deep links put an <a> inside each operation's toggle button (nested controls, an axe failure).
+  deepLinking: false,
   docExpansion: 'list',
   defaultModelsExpandDepth: 0,
   displayRequestDuration: true,

@@ -90,8 +90,10 @@ export async function getAll(path: string, params: Params, maxRows: number, sign
 
 /** The groups of a `group_by` request, or `undefined` when the gateway cannot group that way. */
 export async function getGroups(path: string, params: Params, field: string, signal?: AbortSignal): Promise<Envelope<Group[]> | undefined> {
+  // Rows without a value are a group of their own (key null), except on time histograms.
+  const unknown = field.includes(':') ? undefined : 'true';
   try {
-    return await getJson<Group[]>(path, { ...params, group_by: field, cursor: undefined, sort: undefined }, signal);
+    return await getJson<Group[]>(path, { ...params, group_by: field, include_unknown: unknown, cursor: undefined, sort: undefined }, signal);
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 400) return undefined;
     throw error;

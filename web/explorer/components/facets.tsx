@@ -18,9 +18,11 @@ export interface FacetProps {
   single?: boolean;
   /** How a picked key becomes the parameter's value (cycles take `5`, `5,6`). */
   join?: string;
+  /** The chip of the rows without a value (key null). */
+  unknownLabel?: string;
 }
 
-export function Facet({ title, param, groups, view, params, single, join = '|' }: FacetProps) {
+export function Facet({ title, param, groups, view, params, single, join = '|', unknownLabel = 'no value' }: FacetProps) {
   if (!groups) return null;
   const picked = (params[param] ?? '').split(join).filter(Boolean);
   const total = groups.meta.groupsCount ?? groups.data.length;
@@ -38,7 +40,7 @@ export function Facet({ title, param, groups, view, params, single, join = '|' }
       <ul class="chips">
         {groups.data.map((group) => {
           const key = group.key === null ? null : String(group.key);
-          const label = group.label && group.label !== key ? `${group.label}` : key ?? 'unknown';
+          const label = key === null ? unknownLabel : group.label && group.label !== key ? `${group.label}` : key;
           const on = key !== null && picked.includes(key);
           return (
             <li key={String(key)}>

@@ -29,7 +29,8 @@ export interface TimelineViewProps {
   title: string;
   noun: string;
   fields: FilterField[];
-  facets: { title: string; field: string; param: string }[];
+  /** Facet chips: `single` for filters that take one value (npc). */
+  facets: { title: string; field: string; param: string; single?: boolean }[];
   params: Record<string, string>;
   rows(rows: Row[]): ComponentChildren;
 }
@@ -95,7 +96,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
           <div class="with-facets">
             <aside class="facets" aria-label="Facets">
               {facets.map((facet, index) => (
-                <Facet key={facet.param} title={facet.title} param={facet.param} groups={state.value.facets[index]} view={view} params={params} />
+                <Facet key={facet.param} title={facet.title} param={facet.param} groups={state.value.facets[index]} view={view} params={params} single={facet.single} />
               ))}
             </aside>
             <div class="results">

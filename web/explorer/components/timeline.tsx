@@ -49,7 +49,7 @@ export function Timeline({ buckets, interval, noun, onPick }: TimelineProps) {
         height: 180,
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, points: { show: false } },
-        scales: { x: { time: true, range: (_u, min, max) => padRange(min, max, xs) } },
+        scales: { x: { time: true, range: () => padRange(xs) } },
         axes: [{ stroke: '#3d4650', grid: { show: false } }, { stroke: '#3d4650', size: 48, grid: { stroke: '#e3e6ea' } }],
         series: [{}, { label: noun, fill: '#1f5fbf', stroke: '#174a94', paths: uPlot.paths.bars!({ size: [0.85, 60], align: 0 }) }],
         hooks: {
@@ -113,8 +113,10 @@ export function Timeline({ buckets, interval, noun, onPick }: TimelineProps) {
   );
 }
 
-/** Half a bucket of room on each side, so the first and last bars are whole. */
-function padRange(min: number, max: number, xs: number[]): [number, number] {
-  const step = xs.length > 1 ? (xs[xs.length - 1]! - xs[0]!) / (xs.length - 1) : 86_400;
-  return [min - step / 2, max + step / 2];
+/** The buckets' span with half a bucket of room on each side, so the first and last bars are whole. */
+function padRange(xs: number[]): [number, number] {
+  const first = xs[0]!;
+  const last = xs[xs.length - 1]!;
+  const step = xs.length > 1 ? (last - first) / (xs.length - 1) : 86_400;
+  return [first - step / 2, last + step / 2];
 }

@@ -48,7 +48,7 @@ function EventRows({ rows }: { rows: Row[] }) {
               <td>{String(row.payload?.sourceKind ?? '—')}</td>
               <td>{row.cycle === undefined ? 'uncycled' : String(row.cycle)}</td>
               <td>
-                <a href={hrefOf(String(row.id))} class="id">
+                <a href={hrefOf(String(row.id))} class="id row-id" title={String(row.id)}>
                   {String(row.id)}
                 </a>
               </td>

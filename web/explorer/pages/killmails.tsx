@@ -18,7 +18,7 @@ const FIELDS = [
 ];
 
 const FACETS = [
-  { title: 'NPC killer', field: 'npc', param: 'npc' },
+  { title: 'NPC killer', field: 'npc', param: 'npc', single: true },
   { title: 'System', field: 'system', param: 'system' },
 ];
 
@@ -57,7 +57,7 @@ function KillmailRows({ rows }: { rows: Row[] }) {
               </td>
               <td>{String(row.lossType ?? '')}</td>
               <td>
-                <a href={hrefOf(String(row.id))} class="id">
+                <a href={hrefOf(String(row.id))} class="id row-id" title={String(row.id)}>
                   {String(row.id)}
                 </a>{' '}
                 <a href={formatHash('killmails', {}, String(row.id), 'raw')} class="small">

@@ -64,7 +64,7 @@ export function SearchPage({ params }: { params: Record<string, string> }) {
           <aside class="facets" aria-label="Facets">
             <Facet title="Type" param="type" groups={state.value.facets.type} view="search" params={params} />
             <Facet title="Environment" param="environment" groups={state.value.facets.environment} view="search" params={params} single />
-            <Facet title="Cycle" param="cycles" groups={state.value.facets.cycle} view="search" params={params} join="," />
+            <Facet title="Cycle" param="cycles" groups={state.value.facets.cycle} view="search" params={params} join="," unknownLabel="uncycled" />
           </aside>
           <div class="results">
             <CountLine count={state.value.page.meta.count} exact={state.value.page.meta.countIsExact} noun="entity" plural="entities" />
