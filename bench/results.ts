@@ -6,6 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
+import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ScaleBenchResult } from './scale.ts';
 import type { SoakResult } from './soak.ts';
 import type { Machine } from './support.ts';
@@ -17,6 +18,7 @@ interface Report {
   load?: LoadBenchResult;
   http?: HttpBenchResult;
   scale?: ScaleBenchResult;
+  autocomplete?: AutocompleteBenchResult;
   soak?: SoakResult;
 }
 
@@ -44,6 +46,18 @@ function httpTable(http: HttpBenchResult): string[] {
     ...http.routes.map((r) =>
       row([`\`${r.route}\``, r.gateway.requestsPerSecond, `${r.gateway.p50Ms} / ${r.gateway.p99Ms}`, r.direct.requestsPerSecond, `${r.direct.p50Ms} / ${r.direct.p99Ms}`, r.ceiling, `**${r.ofCeiling}**`]),
     ),
+    '',
+  ];
+}
+
+function autocompleteTable(a: AutocompleteBenchResult): string[] {
+  return [
+    `**Autocomplete** — ${a.bundle.entities.toLocaleString('en')} entities in \`stillness\` (scale ${a.bundle.scale}), 10 connections, name prefixes of 2–8 characters in rotation; prefix top-1 (names only one entity starts with, at their shortest unique prefix): **${a.top1.first} / ${a.top1.tried} = ${a.top1.share}**`,
+    '',
+    row(['', 'req/s', 'p50 ms', 'p99 ms']),
+    row(['---', '---:', '---:', '---:']),
+    row(['`/v1/autocomplete`', String(a.gateway.requestsPerSecond), `**${a.gateway.p50Ms}**`, `**${a.gateway.p99Ms}**`]),
+    row(['the same searches to Elasticsearch directly', String(a.elasticsearch.requestsPerSecond), String(a.elasticsearch.p50Ms), String(a.elasticsearch.p99Ms)]),
     '',
   ];
 }
@@ -109,6 +123,7 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
     ...(r.load ? loadTable(r.load) : []),
     ...(r.http ? httpTable(r.http) : []),
     ...(r.scale ? scaleTable(r.scale) : []),
+    ...(r.autocomplete ? autocompleteTable(r.autocomplete) : []),
     ...(r.soak ? soakTable(r.soak) : []),
   ].join('\n');
   const markdown = path.join(benchDir, 'RESULTS.md');

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- load|http|scale|soak ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * `npm run bench [-- load|http|scale|autocomplete|soak ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
  * [--rounds R] [--events 1m,10m] [--minutes M]`: runs the benchmarks (load, http and scale by
  * default; soak, 10 minutes of mixed load, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
+import { benchAutocomplete } from './autocomplete.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
 import { recordResults } from './results.ts';
@@ -50,6 +51,9 @@ try {
   if (which.has('scale')) {
     const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);
     report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), log });
+  }
+  if (which.has('autocomplete')) {
+    report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
   }
   if (which.has('soak')) {
     report.soak = await benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log });
