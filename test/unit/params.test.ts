@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.ts';
+import { rejected } from '../support/rejected.ts';
 import { readQuery, readValue } from '../../src/query/parameters.ts';
 import { LIMIT, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/params.ts';
 
-function rejected(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a 400');
-}
 
 describe('query parameters', () => {
   it('limit: absent or empty is absent, above 200 counts as 200, else 400', () => {

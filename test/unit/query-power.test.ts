@@ -3,7 +3,7 @@
  * groups and histograms read from aggregation answers, and the count a cursor carries.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.ts';
+import { rejected } from '../support/rejected.ts';
 import { cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
 import { MAX_BUCKETS, readGroups, readHistogram, regroup, cycleGroup, keyword } from '../../src/query/groups.ts';
 import { readValue } from '../../src/query/parameters.ts';
@@ -11,15 +11,6 @@ import { EVENT_KIND, SINCE, UNTIL } from '../../src/query/params.ts';
 import { selectFields, selectParameter } from '../../src/query/select.ts';
 import { toTimeBound, toTimeRange } from '../../src/query/time-range.ts';
 
-function rejected(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a 400');
-}
 
 describe('since and until', () => {
   it('normalizes any offset and fraction length to the UTC nanosecond text date_nanos compares', () => {
