@@ -6,6 +6,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
+import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
 import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ScaleBenchResult } from './scale.ts';
 import type { SoakResult } from './soak.ts';
@@ -20,6 +21,7 @@ interface Report {
   scale?: ScaleBenchResult;
   autocomplete?: AutocompleteBenchResult;
   soak?: SoakResult;
+  overload?: OverloadBenchResult;
 }
 
 const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (newest first). Ratios are against limits measured in the same run.\n';
@@ -108,6 +110,51 @@ function soakTable(soak: SoakResult): string[] {
   ];
 }
 
+function overloadTable(o: OverloadBenchResult): string[] {
+  const client = (s: ScenarioFigures, name: string) => s.clients.find((c) => c.name === name)!;
+  const statuses = (byStatus: Record<string, number>) => Object.entries(byStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || '—';
+  const crowdRow = (label: string, s: ScenarioFigures) => {
+    const total = (key: 'timeouts' | 'networkErrors' | 'skipped' | 'refusalsWithoutRetryAfter') => s.clients.reduce((n, c) => n + c[key], 0);
+    const byStatus: Record<string, number> = {};
+    for (const c of s.clients) for (const [k, v] of Object.entries(c.byStatus)) byStatus[k] = (byStatus[k] ?? 0) + v;
+    const refused = s.clients.map((c) => c.refused.p99).sort((a, b) => b - a)[0] ?? 0;
+    return row([label, `**${s.goodputOfCapacity}**`, `${s.ok.p50} / **${s.ok.p99}**`, statuses(byStatus), refused, total('timeouts') + total('networkErrors'), total('skipped'), total('refusalsWithoutRetryAfter'), `${s.gatewayRssMb.start} → ${s.gatewayRssMb.max} → ${s.gatewayRssMb.end}`]);
+  };
+  const greedyRow = (label: string, s: ScenarioFigures) => {
+    const polite = client(s, 'polite');
+    const greedy = client(s, 'greedy');
+    return row([label, statuses(polite.byStatus), `${polite.ok.p50} / **${polite.ok.p99}**`, statuses(greedy.byStatus), `${greedy.refused.p50} / ${greedy.refused.p99}`, greedy.refusalsWithoutRetryAfter, greedy.timeouts + greedy.skipped]);
+  };
+  const crowdSize = o.crowd.limited.clients.length;
+  return [
+    `**Overload** — ${o.bundle.rows.toLocaleString('en')} rows (scale ${o.bundle.scale}); mix: ${o.mix.map((m) => `\`${m}\``).join(', ')}; ${o.seconds} s per scenario; request log on`,
+    '',
+    `Capacity (no limits, closed loop): **${o.capacity.requestsPerSecond} req/s**; 95 % of it from ${o.capacity.kneeConnections} connections (configured ES_MAX_IN_FLIGHT ${o.capacity.configuredMaxInFlight}, ES_QUEUE ${o.capacity.configuredQueue}); unloaded (1 connection) p50 ${o.unloaded.p50Ms} ms, p99 ${o.unloaded.p99Ms} ms.`,
+    '',
+    row(['connections', ...o.capacity.sweep.map((s) => s.connections)]),
+    row(['---', ...o.capacity.sweep.map(() => '---:')]),
+    row(['req/s', ...o.capacity.sweep.map((s) => s.requestsPerSecond)]),
+    row(['p50 / p99 ms', ...o.capacity.sweep.map((s) => `${s.p50Ms} / ${s.p99Ms}`)]),
+    '',
+    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p99 over alone: **${o.greedy.politeP99OverAlone.limited}** with the limits, ${o.greedy.politeP99OverAlone.unlimited} without.`,
+    '',
+    row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent']),
+    row(['---', '---', '---:', '---', '---:', '---:', '---:']),
+    greedyRow('defaults', o.greedy.limited),
+    greedyRow('limits off', o.greedy.unlimited),
+    '',
+    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (within the budget), 4× capacity together. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without.`,
+    '',
+    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end']),
+    row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---']),
+    crowdRow('defaults', o.crowd.limited),
+    crowdRow('limits off', o.crowd.unlimited),
+    '',
+    `Request log: \`/v1/health\` ${o.requestLog.health.on} req/s with it on, ${o.requestLog.health.off} off (cost **${Math.round(o.requestLog.health.cost * 100)} %**); \`/v1/entities?limit=20\` ${o.requestLog.entities.on} vs ${o.requestLog.entities.off} (${Math.round(o.requestLog.entities.cost * 100)} %).`,
+    '',
+  ];
+}
+
 export async function recordResults(report: Record<string, unknown>, benchDir: string): Promise<{ json: string; markdown: string }> {
   const r = report as unknown as Report;
   const dir = path.join(benchDir, 'results');
@@ -125,6 +172,7 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
     ...(r.scale ? scaleTable(r.scale) : []),
     ...(r.autocomplete ? autocompleteTable(r.autocomplete) : []),
     ...(r.soak ? soakTable(r.soak) : []),
+    ...(r.overload ? overloadTable(r.overload) : []),
   ].join('\n');
   const markdown = path.join(benchDir, 'RESULTS.md');
   const previous = (await readFile(markdown, 'utf8').catch(() => HEADER)).slice(HEADER.length);

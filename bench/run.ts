@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- load|http|scale|autocomplete|soak ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--minutes M]`: runs the benchmarks (load, http and scale by
- * default; soak, 10 minutes of mixed load, only when named), prints their results
+ * `npm run bench [-- load|http|scale|autocomplete|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * [--rounds R] [--events 1m,10m] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
+ * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
+ * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
  * Every figure is a ratio against a limit measured in the same run; no thresholds.
  *
@@ -15,6 +16,7 @@ import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchAutocomplete } from './autocomplete.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
+import { benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
@@ -30,6 +32,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string' },
     events: { type: 'string' },
     minutes: { type: 'string' },
+    'overload-scale': { type: 'string' },
   },
 });
 const quick = values.quick;
@@ -54,6 +57,10 @@ try {
   }
   if (which.has('autocomplete')) {
     report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
+  }
+  if (which.has('overload')) {
+    const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));
+    report.overload = await benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), log });
   }
   if (which.has('soak')) {
     report.soak = await benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log });

@@ -1,0 +1,164 @@
+/**
+ * Open-loop HTTP clients for the overload benchmark: each client sends at its own fixed rate
+ * from its own loopback address (127.0.0.0/8 is all this machine, so the gateway sees distinct
+ * clients), whatever the answers take — the way independent users arrive, unlike a closed loop
+ * (autocannon), which slows down with the server and so can never overload it.
+ *
+ * A client keeps at most `maxOutstanding` requests open; a request due while that many are
+ * open is not sent and counted as `skipped` (a pile-up shows there). Every answer is read whole;
+ * a request without an answer after `timeoutMs` counts as a timeout.
+ */
+import { Agent, request } from 'node:http';
+
+export interface ClientPlan {
+  name: string;
+  address: string;
+  /** Requests per second. */
+  rate: number;
+  /** Paths, rotated. */
+  paths: string[];
+  maxOutstanding?: number;
+}
+
+export interface ClientFigures {
+  name: string;
+  address: string;
+  rate: number;
+  sent: number;
+  skipped: number;
+  byStatus: Record<string, number>;
+  /** 429 and 503 answers without `Retry-After`. */
+  refusalsWithoutRetryAfter: number;
+  timeouts: number;
+  networkErrors: number;
+  /** Latency of 200 answers, ms. */
+  ok: { p50: number; p99: number; max: number };
+  /** Latency of refusals (429, 503), ms: a refusal should be immediate. */
+  refused: { p50: number; p99: number };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
+}
+
+interface State {
+  plan: ClientPlan;
+  agent: Agent;
+  next: number;
+  outstanding: number;
+  sent: number;
+  skipped: number;
+  byStatus: Map<number, number>;
+  missingRetryAfter: number;
+  timeouts: number;
+  networkErrors: number;
+  okMs: number[];
+  refusedMs: number[];
+}
+
+export interface OpenLoopResult {
+  clients: ClientFigures[];
+  /** Latency of every 200 answer, all clients together, ms. */
+  ok: { count: number; p50: number; p99: number };
+}
+
+/** Runs every client for `seconds` against `baseUrl`, then waits for their open requests. */
+export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds: number, timeoutMs = 15_000): Promise<OpenLoopResult> {
+  const { hostname, port } = new URL(baseUrl);
+  const states: State[] = plans.map((plan) => ({
+    plan,
+    agent: new Agent({ keepAlive: true, maxSockets: plan.maxOutstanding ?? 256 }),
+    next: 0,
+    outstanding: 0,
+    sent: 0,
+    skipped: 0,
+    byStatus: new Map(),
+    missingRetryAfter: 0,
+    timeouts: 0,
+    networkErrors: 0,
+    okMs: [],
+    refusedMs: [],
+  }));
+  let open = 0;
+  let drained: (() => void) | undefined;
+
+  const send = (state: State) => {
+    const path = state.plan.paths[state.sent % state.plan.paths.length]!;
+    state.sent += 1;
+    state.outstanding += 1;
+    open += 1;
+    const started = performance.now();
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      state.outstanding -= 1;
+      open -= 1;
+      if (open === 0) drained?.();
+    };
+    const req = request({ host: hostname, port, path, agent: state.agent, localAddress: state.plan.address }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        const status = res.statusCode ?? 0;
+        state.byStatus.set(status, (state.byStatus.get(status) ?? 0) + 1);
+        if (status === 200) state.okMs.push(ms);
+        if (status === 429 || status === 503) {
+          state.refusedMs.push(ms);
+          if (res.headers['retry-after'] === undefined) state.missingRetryAfter += 1;
+        }
+        done();
+      });
+    });
+    req.setTimeout(timeoutMs, () => {
+      state.timeouts += 1;
+      req.destroy(new Error('timeout'));
+    });
+    req.on('error', (error) => {
+      if (!finished && error.message !== 'timeout') state.networkErrors += 1;
+      done();
+    });
+    req.end();
+  };
+
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const elapsed = (performance.now() - started) / 1000;
+      if (elapsed >= seconds) {
+        clearInterval(tick);
+        return resolve();
+      }
+      for (const state of states) {
+        const due = Math.floor(state.plan.rate * elapsed);
+        for (; state.next < due; state.next += 1) {
+          if (state.outstanding >= (state.plan.maxOutstanding ?? 256)) state.skipped += 1;
+          else send(state);
+        }
+      }
+    }, 5);
+  });
+  if (open > 0) await new Promise<void>((resolve) => (drained = resolve));
+  for (const state of states) state.agent.destroy();
+
+  const all = states.flatMap((s) => s.okMs).sort((a, b) => a - b);
+  const clients = states.map((s) => {
+    const ok = s.okMs.sort((a, b) => a - b);
+    const refused = s.refusedMs.sort((a, b) => a - b);
+    return {
+      name: s.plan.name,
+      address: s.plan.address,
+      rate: s.plan.rate,
+      sent: s.sent,
+      skipped: s.skipped,
+      byStatus: Object.fromEntries([...s.byStatus].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v])),
+      refusalsWithoutRetryAfter: s.missingRetryAfter,
+      timeouts: s.timeouts,
+      networkErrors: s.networkErrors,
+      ok: { p50: percentile(ok, 50), p99: percentile(ok, 99), max: Math.round(ok.at(-1) ?? 0) },
+      refused: { p50: percentile(refused, 50), p99: percentile(refused, 99) },
+    };
+  });
+  return { clients, ok: { count: all.length, p50: percentile(all, 50), p99: percentile(all, 99) } };
+}

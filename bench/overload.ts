@@ -1,0 +1,224 @@
+/**
+ * Overload benchmark (`npm run bench -- overload`): the gateway as users run it (default
+ * settings, request log on) on the 1.5 M-row bundle, clients on distinct loopback addresses.
+ *
+ * 1. Capacity: the expensive mix (searches rotating one-typo names, and `group_by` facets when
+ *    the routes have them) through a gateway with no limits, closed loop at 1, 2, 4 … 32
+ *    connections, two interleaved rounds averaged. Capacity = the best rate; the admission cap the data argues for = the fewest
+ *    connections reaching 95 % of it (reported beside the configured default). Unloaded = the
+ *    mix at one connection.
+ * 2. A polite client alone: 20 req/s of `/v1/entities?limit=20` from 127.0.0.2.
+ * 3. One greedy client: the polite one again, beside a greedy client on 127.0.0.3 sending the
+ *    mix open loop at 4× capacity.
+ * 4. A crowd: enough clients, each within its own budget, to offer 4× capacity together
+ *    (127.0.0.10 …); goodput, admitted p99, refusals, timeouts and the gateway's RSS.
+ * 5. 3 and 4 again with `RATE_LIMIT=off` and `ES_MAX_IN_FLIGHT=off`: what the limits buy.
+ * 6. The request log's cost: `/v1/health` and `/v1/entities` with `LOG_LEVEL=info` and `warn`,
+ *    interleaved.
+ *
+ * Reported against the issue's goals, each as a ratio to a figure measured in the same run.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
+import { readAllRows } from '../generator/read-bundle.ts';
+import { ensureBundle } from '../generator/write-bundle.ts';
+import { loadBundle } from '../loader/load-bundle.ts';
+import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT } from '../src/config.ts';
+import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
+import { type Gateway, type LoadFigures, type Log, drive, mean, round, spawnGateway } from './support.ts';
+
+const PREFIX = 'bench-overload';
+const POLITE_RATE = 20;
+const POLITE_PATH = '/v1/entities?limit=20';
+/** What one crowd client sends per second: its mix costs ~3.5 points a request, under the default 50 points/s. */
+const CROWD_CLIENT_RATE = 12;
+const SWEEP = [1, 2, 4, 8, 16, 32];
+
+export interface SweepStep {
+  connections: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface ScenarioFigures {
+  settings: string;
+  seconds: number;
+  clients: ClientFigures[];
+  /** Every 200 answer, all clients together. */
+  ok: OpenLoopResult['ok'];
+  /** 200s per second over the capacity. */
+  goodputOfCapacity: number;
+  gatewayRssMb: { start: number; max: number; end: number };
+}
+
+export interface OverloadBenchResult {
+  bundle: { scale: number; rows: number };
+  seconds: number;
+  mix: string[];
+  groupBy: boolean;
+  capacity: { requestsPerSecond: number; sweep: SweepStep[]; kneeConnections: number; configuredMaxInFlight: number; configuredQueue: number };
+  unloaded: LoadFigures;
+  politeAlone: ClientFigures;
+  greedy: { limited: ScenarioFigures; unlimited: ScenarioFigures; politeP99OverAlone: { limited: number; unlimited: number } };
+  crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number } };
+  requestLog: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
+}
+
+/** The fourth letter of the first long word replaced: a one-typo search. */
+function typo(name: string): string | undefined {
+  const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
+  if (!word) return undefined;
+  return name.replace(word, word.slice(0, 3) + (word[3] === 'x' ? 'y' : 'x') + word.slice(4));
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** Samples the gateway's RSS every second while `work` runs. */
+async function withRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: { start: number; max: number; end: number } }> {
+  const start = await rssMb(pid);
+  let max = start;
+  const sampler = setInterval(() => void rssMb(pid).then((mb) => (max = Math.max(max, mb)), () => {}), 1000);
+  try {
+    const result = await work();
+    const end = await rssMb(pid);
+    return { result, rss: { start, max: Math.max(max, end), end } };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+const addresses = (from: number, count: number) => Array.from({ length: count }, (_, i) => `127.0.${Math.floor((from + i) / 250)}.${((from + i) % 250) + 2}`);
+
+/** Gateway settings: as users run them, or with both limits off. */
+function settings(limited: boolean): Record<string, string> {
+  return limited ? { RATE_LIMIT: DEFAULT_RATE_LIMIT, LOG_LEVEL: 'info' } : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info' };
+}
+
+export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; log: Log }): Promise<OverloadBenchResult> {
+  const { client, esUrl, config, scale, seconds, log } = options;
+  const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
+  log(`overload: loading scale ${scale} under ${PREFIX} (a no-op when it is live)`);
+  const loaded = await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
+  const env = { ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') };
+
+  const names = (await readAllRows(dir, 'entities.jsonl')).filter((r) => r.environment === 'stillness').map((r) => typo(String(r.name)));
+  const searches = [...new Set(names.filter((q): q is string => q !== undefined))].slice(0, 200).map((q) => `/v1/search?q=${encodeURIComponent(q)}&limit=50`);
+  const facets = ['/v1/events?group_by=kind', '/v1/killmails?group_by=system', '/v1/entities?group_by=entityType'];
+
+  const open = async (limited: boolean, extra: Record<string, string> = {}) => spawnGateway({ ...env, ...settings(limited), ...extra });
+  let gateway: Gateway = await open(false);
+  let mix: string[];
+  let groupBy: boolean;
+  let sweep: SweepStep[];
+  let unloaded: LoadFigures;
+  try {
+    groupBy = (await fetch(`${gateway.url}${facets[0]}`)).status === 200;
+    // Three searches to one facet, interleaved; searches only where group_by does not exist yet.
+    mix = groupBy ? searches.flatMap((s, i) => (i % 3 === 2 ? [s, facets[i % facets.length]!] : [s])) : searches;
+    log(`overload: mix of ${mix.length} paths (group_by ${groupBy ? 'included' : 'not served: searches only'})`);
+    await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 4);
+    unloaded = await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 2, 1);
+    // Two interleaved rounds, averaged: these cores are shared, and one round can land on a busy moment.
+    const rounds = new Map<number, LoadFigures[]>();
+    for (let pass = 0; pass < 2; pass += 1) {
+      for (const connections of SWEEP) {
+        const figures = await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 4, connections);
+        rounds.set(connections, [...(rounds.get(connections) ?? []), figures]);
+        log(`  ${connections} connections: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, non-2xx ${figures.non2xx}`);
+      }
+    }
+    sweep = SWEEP.map((connections) => {
+      const runs = rounds.get(connections)!;
+      return {
+        connections,
+        requestsPerSecond: Math.round(mean(runs.map((r) => r.requestsPerSecond))),
+        p50Ms: round(mean(runs.map((r) => r.p50Ms)), 1),
+        p99Ms: round(mean(runs.map((r) => r.p99Ms)), 1),
+      };
+    });
+  } finally {
+    await gateway.stop();
+  }
+  const capacity = Math.max(...sweep.map((s) => s.requestsPerSecond));
+  const knee = sweep.find((s) => s.requestsPerSecond >= 0.95 * capacity)!.connections;
+  log(`overload: capacity ${capacity} req/s (95 % of it from ${knee} connections); unloaded p50 ${unloaded.p50Ms} ms, p99 ${unloaded.p99Ms} ms`);
+
+  const polite = { name: 'polite', address: '127.0.0.2', rate: POLITE_RATE, paths: [POLITE_PATH] };
+  const greedyPlan = { name: 'greedy', address: '127.0.0.3', rate: 4 * capacity, paths: mix, maxOutstanding: 512 };
+  const crowdSize = Math.ceil((4 * capacity) / CROWD_CLIENT_RATE);
+  const crowdPlans = addresses(8, crowdSize).map((address, i) => ({
+    name: `crowd-${i + 1}`,
+    address,
+    rate: CROWD_CLIENT_RATE,
+    // Each starts at a different point of the mix.
+    paths: [...mix.slice((i * 7) % mix.length), ...mix.slice(0, (i * 7) % mix.length)],
+    maxOutstanding: 64,
+  }));
+
+  const scenario = async (limited: boolean, plans: ClientPlan[]): Promise<ScenarioFigures> => {
+    gateway = await open(limited);
+    try {
+      // Warm: JIT, the live-generation cache, connections.
+      await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
+      const { result, rss } = await withRss(gateway.pid, () => runOpenLoop(gateway.url, plans, seconds));
+      return {
+        settings: limited ? 'defaults' : 'RATE_LIMIT=off, ES_MAX_IN_FLIGHT=off',
+        seconds,
+        clients: result.clients,
+        ok: result.ok,
+        goodputOfCapacity: round(result.ok.count / seconds / capacity),
+        gatewayRssMb: rss,
+      };
+    } finally {
+      await gateway.stop();
+    }
+  };
+
+  log('overload: polite client alone');
+  const alone = (await scenario(true, [polite])).clients[0]!;
+  log(`  polite alone: p50 ${alone.ok.p50} ms, p99 ${alone.ok.p99} ms, ${JSON.stringify(alone.byStatus)}`);
+  const greedy = { limited: await scenario(true, [polite, greedyPlan]), unlimited: await scenario(false, [polite, greedyPlan]) };
+  for (const [name, s] of Object.entries(greedy)) log(`  greedy (${name}): ${s.clients.map((c) => `${c.name} ${JSON.stringify(c.byStatus)} p99 ${c.ok.p99} ms`).join('; ')}`);
+  log(`overload: a crowd of ${crowdSize} clients at ${CROWD_CLIENT_RATE} req/s`);
+  const crowd = { limited: await scenario(true, crowdPlans), unlimited: await scenario(false, crowdPlans) };
+  const admittedP99 = (s: ScenarioFigures) => s.ok.p99;
+  for (const [name, s] of Object.entries(crowd)) {
+    log(`  crowd (${name}): goodput ${s.goodputOfCapacity} of capacity, admitted p99 ${admittedP99(s)} ms (${s.ok.count} answers), RSS ${JSON.stringify(s.gatewayRssMb)}`);
+  }
+
+  log('overload: request log cost');
+  const logOn = await spawnGateway({ ...env, LOG_LEVEL: 'info' });
+  const logOff = await spawnGateway({ ...env, LOG_LEVEL: 'warn' });
+  const rates = { health: { on: [] as number[], off: [] as number[] }, entities: { on: [] as number[], off: [] as number[] } };
+  try {
+    for (let r = 0; r < 2; r += 1) {
+      for (const [key, p] of [['health', '/v1/health'], ['entities', '/v1/entities?limit=20']] as const) {
+        rates[key].on.push((await drive({ url: logOn.url, requests: [{ path: p }] }, seconds / 4)).requestsPerSecond);
+        rates[key].off.push((await drive({ url: logOff.url, requests: [{ path: p }] }, seconds / 4)).requestsPerSecond);
+      }
+    }
+  } finally {
+    await logOn.stop();
+    await logOff.stop();
+  }
+  const cost = (k: keyof typeof rates) => ({ on: Math.round(mean(rates[k].on)), off: Math.round(mean(rates[k].off)), cost: round(1 - mean(rates[k].on) / mean(rates[k].off)) });
+
+  const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
+  return {
+    bundle: { scale, rows: Object.values(loaded.counts).reduce((n, c) => n + c, 0) },
+    seconds,
+    mix: groupBy ? ['/v1/search?q=<200 one-typo names>&limit=50', ...facets] : ['/v1/search?q=<200 one-typo names>&limit=50'],
+    groupBy,
+    capacity: { requestsPerSecond: capacity, sweep, kneeConnections: knee, configuredMaxInFlight: DEFAULT_ES_MAX_IN_FLIGHT, configuredQueue: DEFAULT_ES_QUEUE },
+    unloaded,
+    politeAlone: alone,
+    greedy: { ...greedy, politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99) } },
+    crowd: { ...crowd, admittedP99OverUnloaded: { limited: round(admittedP99(crowd.limited) / unloaded.p99Ms), unlimited: round(admittedP99(crowd.unlimited) / unloaded.p99Ms) } },
+    requestLog: { health: cost('health'), entities: cost('entities') },
+  };
+}
