@@ -17,15 +17,19 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   await buildWeb({ quiet: true });
   if (existsSync(CHROMIUM)) {
     project.provide('chromium', CHROMIUM);
-    return;
+    return undefined;
   }
   if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium before the tests`);
-  console.warn(
-    `\n[browser] SKIPPING the explorer's browser tests: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run them.\n`,
-  );
+  const say = () =>
+    console.warn(
+      `\n[browser] SKIPPING the explorer's browser tests: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run them.\n`,
+    );
+  say();
   project.provide('chromium', '');
+  // Said again at the end of the run, where it cannot scroll out of sight.
+  return say;
 }
