@@ -17,11 +17,10 @@ import {
 import { toEntityListBody } from '../query/entities.ts';
 import { RELATION_SORTS } from '../query/current.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { INCLUDE_UNKNOWN, LIST, PROFILE, Q, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';
-import { ApiError } from '../errors.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, route } from './operation.ts';
 import { ENTITY_SORT, entitySortOf } from './entities.ts';
@@ -109,8 +108,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     const path = `/v1/current/${collection}`;
     const operation = { summary: `Current ${predicates.join(' / ')} relations`, query: RELATION_QUERY, answer: list(ref('CurrentRelation')) };
     route(router, path, operation, async (ctx: AppContext, params) => {
-      if (params.sort === 'relevance' && params.q === undefined) throw ApiError.badParameter('sort', 'sort=relevance ranks by q: give q, or another sort.');
-      const sort = boundSort(params.sort, params.q === undefined ? 'label:asc' : 'relevance');
+      const sort = entitySortOf(params.sort, params.q);
       const { cursor, limit, ...bind } = { ...listParams(params, deps.config.defaultEnvironment), q: params.q, sort };
       await sendPage(ctx, deps, {
         route: path,

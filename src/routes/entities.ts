@@ -50,10 +50,10 @@ const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE, ...SHAPE] as const
 const TYPED_QUERY = [...LIST, Q, ...SHAPE] as const;
 const CHARACTERS_QUERY = [...LIST, Q, PROFILE, ...SHAPE] as const;
 
-/** The order of an entity list; `relevance` without `q` is a 400. */
-export function entitySortOf(sort: EntitySort | undefined, q: string | undefined): EntitySort | undefined {
+/** The order of a list that can be searched, as its cursor binds it; `relevance` without `q` is a 400. */
+export function entitySortOf<Order extends EntitySort>(sort: Order | undefined, q: string | undefined): Order | undefined {
   if (sort === 'relevance' && q === undefined) throw ApiError.badParameter('sort', 'sort=relevance ranks by q: give q, or another sort.');
-  return boundSort(sort, q === undefined ? 'label:asc' : 'relevance');
+  return boundSort<EntitySort>(sort, q === undefined ? 'label:asc' : 'relevance') as Order | undefined;
 }
 
 type EntityList = EntityListParams & { cursor?: string; params: Values<typeof SEARCH_QUERY> };
