@@ -114,28 +114,20 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     expect(expected.length).toBeGreaterThan(3);
     await expect.poll(() => rowIds()).toEqual(expected.slice(0, PAGE_SIZE).map((r) => r.id));
     await screenshot(page, '03-killmails-npc');
-    const enemyNames = new Set(bundle.entities.filter((e) => e.entityType === 'enemy').flatMap((e) => [e.displayName, e.name]).filter(Boolean));
-    const entities = new Map(bundle.entities.map((e) => [e.id, e]));
-    let unresolved = 0;
-    for (const row of expected.slice(0, PAGE_SIZE)) {
-      const cell = page.locator(`[data-testid=rows] tr[data-id="${row.id}"] td[data-role=killer]`);
-      const name = (await cell.locator('.actor-name').innerText()).trim();
-      const enemy = row.killer?.entityId ? undefined : entities.get(`enemy:${row.environment}:type:${row.killerTypeId ?? row.killer?.typeId}`);
-      if (row.killer?.entityId) {
-        expect(name, row.id).toBe(row.killer.displayName);
-        expect(await cell.getAttribute('data-resolved') ?? (await cell.locator('.actor').getAttribute('data-resolved')), row.id).toBe('true');
-      } else if (enemy) {
-        expect(name, row.id).toBe(enemy.displayName ?? enemy.name);
-      } else {
-        // Not proven: the semantic field as returned, and no NPC's name anywhere in the cell.
-        unresolved += 1;
-        expect(name, row.id).toBe(row.killer?.displayName ?? 'Unknown');
-        const text = await cell.innerText();
-        for (const enemyName of enemyNames) expect(text, row.id).not.toContain(enemyName);
-        await expect(cell.locator('.actor').getAttribute('data-resolved')).resolves.toBe('false');
-      }
-    }
-    console.log(`[browser] npc=true page: ${Math.min(expected.length, PAGE_SIZE)} rows, ${unresolved} unresolved killers shown without a name`);
+    await checkKillers(expected.slice(0, PAGE_SIZE));
+  });
+
+  it('never turns a raw killer id into an NPC name: every killer as the registry resolved it', async () => {
+    const expected = newestFirst(
+      killmails.filter((r) => r.environment === 'stillness'),
+      (r) => r.occurredAt,
+      (r) => r.id,
+    ).slice(0, PAGE_SIZE);
+    // The bundle must hold a raw killer_id that is an NPC type number, or this proves nothing.
+    expect(expected.some((r) => r.killer?.rawId && r.killer?.isNpc !== true && r.killer?.entityType === 'character')).toBe(true);
+    await open('#/killmails?cycles=all');
+    await expect.poll(() => rowIds()).toEqual(expected.map((r) => r.id));
+    await checkKillers(expected);
   });
 
   it('opens a killmail and its raw record', async () => {
@@ -268,6 +260,31 @@ describe.skipIf(!chromium)('the API reference in Chromium', () => {
     expect(await seriousViolations(ref.page)).toEqual([]);
   });
 });
+
+/**
+ * Each killer cell against killmails.jsonl: a resolved killer by its display name (NPC tag only
+ * when the row says `isNpc`); an unresolved one by the display name as exported (`Unknown`),
+ * marked unresolved, with no enemy's name anywhere in the cell.
+ */
+async function checkKillers(rows: BundleRow[]): Promise<void> {
+  const enemyNames = new Set(bundle.entities.filter((e) => e.entityType === 'enemy').flatMap((e) => [e.displayName, e.name]).filter(Boolean) as string[]);
+  for (const row of rows) {
+    const cell = page.locator(`[data-testid=rows] tr[data-id="${row.id}"] td[data-role=killer]`);
+    const actor = cell.locator('.actor');
+    const name = (await cell.locator('.actor-name').innerText()).trim();
+    const text = await cell.innerText();
+    await expect(cell.locator('.tag.npc').count(), row.id).resolves.toBe(row.killer?.isNpc === true ? 1 : 0);
+    if (row.killer?.entityId) {
+      expect(name, row.id).toBe(row.killer.displayName);
+      await expect(actor.getAttribute('data-resolved')).resolves.toBe('true');
+      if (row.killer.isNpc !== true) for (const enemy of enemyNames) expect(text, row.id).not.toContain(enemy);
+    } else {
+      expect(name, row.id).toBe(row.killer?.displayName ?? 'Unknown');
+      await expect(actor.getAttribute('data-resolved')).resolves.toBe('false');
+      for (const enemy of enemyNames) expect(text, row.id).not.toContain(enemy);
+    }
+  }
+}
 
 /** An entity of the default scope whose two-word label is unique, with facts: the typo test's target. */
 function pickTypoTarget(): { id: string; label: string } {

@@ -37,8 +37,20 @@ export interface TimelineViewProps {
 
 interface Answer {
   page: Envelope<Row[]>;
-  timeline: Envelope<Group[]> | undefined;
+  timeline: { groups: Envelope<Group[]>; interval: Interval } | undefined;
   facets: (Envelope<Group[]> | undefined)[];
+}
+
+/**
+ * The histogram at the interval asked for, or the next coarser one the gateway accepts (it
+ * refuses more than 1,000 buckets).
+ */
+async function histogram(path: string, filters: Record<string, string | undefined>, interval: Interval, signal: AbortSignal): Promise<Answer['timeline']> {
+  for (const candidate of INTERVALS.slice(INTERVALS.indexOf(interval))) {
+    const groups = await getGroups(path, filters, `occurredAt:${candidate}`, signal);
+    if (groups) return { groups, interval: candidate };
+  }
+  return undefined;
 }
 
 export function TimelineView({ view, path, title, noun, fields, facets, params, rows }: TimelineViewProps) {
@@ -49,7 +61,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
     async (signal) => {
       const [page, timeline, ...facetGroups] = await Promise.all([
         getJson<Row[]>(path, { ...filters, sort: params.sort, limit: PAGE_SIZE, cursor: params.cursor }, signal),
-        getGroups(path, filters, `occurredAt:${interval}`, signal),
+        histogram(path, filters, interval, signal),
         ...facets.map((facet) => getGroups(path, { ...filters, [facet.param]: undefined }, facet.field, signal)),
       ]);
       return { page, timeline, facets: facetGroups };
@@ -58,7 +70,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
   );
   const { cursor: _cursor, ...rest } = params;
   const go = (change: Record<string, string | undefined>) => navigate(formatHash(view, { ...rest, ...change }));
-  const narrow = (key: string) => go({ since: bucketStart(key), until: bucketEnd(key, interval) });
+  const narrow = (key: string, used: Interval) => go({ since: bucketStart(key), until: bucketEnd(key, used) });
   return (
     <section aria-labelledby="list-title">
       <h1 id="list-title">{title}</h1>
@@ -92,7 +104,9 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
       {state.status === 'failed' ? <Failure error={state.error} /> : null}
       {state.status === 'done' ? (
         <>
-          {state.value.timeline ? <Timeline buckets={state.value.timeline.data} interval={interval} noun={noun} onPick={narrow} /> : null}
+          {state.value.timeline ? (
+            <Timeline buckets={state.value.timeline.groups.data} interval={state.value.timeline.interval} noun={noun} onPick={(key) => narrow(key, state.value.timeline!.interval)} />
+          ) : null}
           <div class="with-facets">
             <aside class="facets" aria-label="Facets">
               {facets.map((facet, index) => (
