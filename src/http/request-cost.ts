@@ -13,22 +13,30 @@
  * | a list page (`/v1/entities`, typed and current collections, events, killmails, sources, the provenance subroutes) | 2 |
  * | a search: a list with `q`; an entity's `history` (four reads) | 3 |
  * | `group_by` (facets and histograms) | 5 |
- * | `/v1/health`, `/v1/ready`, `/metrics`, `/v1/metrics` | 1, and 0 from loopback |
+ * | `/v1/health`, `/v1/ready` | 1, and 0 from loopback |
+ * | `/metrics`, `/v1/metrics` (a scrape counts every index: some 30 Elasticsearch requests) | 5, and 0 from loopback |
  * | `/v1/exports/{file}` | no points: downloads are limited by how many run at once |
  *
- * Anything else (a path no route answers, static files) costs 1. Expensive requests are also
+ * Anything else (a path no route answers, static files) costs 1. Probes (health, ready, metrics)
+ * are marked: they bypass admission control (src/search/admission.ts), so that monitoring and
+ * load balancers see the gateway as it is under overload, not their own refusals. Expensive requests are also
  * bounded by the parameter rules (src/query/params.ts): `limit` ≤ 200, `q` ≤ 200 characters.
  */
 
 export type Cost =
-  /** Points from the request budget. */
-  | { kind: 'points'; points: number }
+  /** Points from the request budget; `probe`: a health, readiness or metrics request. */
+  | { kind: 'points'; points: number; probe?: true }
   /** A download: counted against the client's concurrent downloads, not its points. */
   | { kind: 'download' };
 
-export const COSTS = { document: 1, list: 2, search: 3, groupBy: 5, probe: 1 } as const;
+export const COSTS = { document: 1, list: 2, search: 3, groupBy: 5, probe: 1, metrics: 5 } as const;
 
-const PROBES = new Set(['/v1/health', '/v1/ready', '/metrics', '/v1/metrics']);
+const PROBES = new Map<string, number>([
+  ['/v1/health', COSTS.probe],
+  ['/v1/ready', COSTS.probe],
+  ['/metrics', COSTS.metrics],
+  ['/v1/metrics', COSTS.metrics],
+]);
 /** First segments under /v1 that are not lists. */
 const NOT_LISTS = new Set(['health', 'ready', 'metrics', 'openapi.json', 'ops', 'autocomplete', 'exports']);
 const PROVENANCE_LISTS = new Set(['facts', 'relations', 'sources']);
@@ -43,7 +51,8 @@ function present(query: Record<string, string | string[] | undefined>, name: str
 /** Points for `path` (trailing slashes ignored) with `query`; `loopback` is the client's address. */
 export function requestCost(path: string, query: Record<string, string | string[] | undefined>, loopback: boolean): Cost {
   const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  if (PROBES.has(clean)) return { kind: 'points', points: loopback ? 0 : COSTS.probe };
+  const probe = PROBES.get(clean);
+  if (probe !== undefined) return { kind: 'points', points: loopback ? 0 : probe, probe: true };
   const segments = clean.split('/').filter(Boolean);
   if (segments[0] !== 'v1' || segments.length < 2) return { kind: 'points', points: COSTS.document };
   const [, first, , third] = segments;

@@ -24,6 +24,14 @@ import { ApiError } from '../errors.ts';
 /** The client on whose behalf the current request runs (set by the HTTP layer around each request). */
 export const admissionClient = new AsyncLocalStorage<string>();
 
+/**
+ * Requests run as this "client" are not admitted but run at once: health, readiness and metrics
+ * (a metrics scrape counts every index at once), so that monitoring and load balancers see the
+ * gateway as it is under overload rather than their own refusals. Never a client identity
+ * (those start with `ip:`, `ip6:` or `key:`).
+ */
+export const UNADMITTED = 'probe';
+
 export interface AdmissionOptions {
   maxInFlight: number;
   /** Requests that may wait for a slot; 0 = none. */
@@ -94,6 +102,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   return {
     run(call) {
       const client = admissionClient.getStore() ?? '';
+      if (client === UNADMITTED) return call();
       if (inFlight < maxInFlight) {
         hold(client, 1);
         return runNow(client, call);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { admissionClient, createAdmission } from '../../src/search/admission.ts';
+import { UNADMITTED, admissionClient, createAdmission } from '../../src/search/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {
@@ -76,5 +76,15 @@ describe('admission', () => {
     expect(await Promise.all([...greedy, polite])).toEqual(['done', 'done', 'done']);
     // Once the greedy client's requests are done, it queues again like anyone.
     expect(await as('greedy', async () => 'again')).toBe('again');
+  });
+
+  it('runs probes at once, outside the count, even when full', async () => {
+    const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
+    const busy = gate();
+    const first = admission.run(busy.call);
+    expect(await admissionClient.run(UNADMITTED, () => admission.run(async () => 'probe'))).toBe('probe');
+    expect(admission.stats()).toEqual({ inFlight: 1, queued: 0, refused: 0 });
+    busy.open();
+    await first;
   });
 });

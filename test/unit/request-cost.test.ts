@@ -33,11 +33,12 @@ describe('request cost', () => {
     expect(points(path, query)).toBe(expected);
   });
 
-  it('charges probes nothing from loopback only', () => {
-    for (const probe of ['/v1/health', '/v1/ready', '/metrics', '/v1/metrics']) {
-      expect(points(probe, {}, true), probe).toBe(0);
-      expect(points(probe, {}, false), probe).toBe(COSTS.probe);
+  it('charges probes nothing from loopback only, and marks them (they bypass admission control)', () => {
+    for (const [probe, cost] of [['/v1/health', COSTS.probe], ['/v1/ready', COSTS.probe], ['/metrics', COSTS.metrics], ['/v1/metrics', COSTS.metrics]] as const) {
+      expect(requestCost(probe, {}, true), probe).toEqual({ kind: 'points', points: 0, probe: true });
+      expect(requestCost(probe, {}, false), probe).toEqual({ kind: 'points', points: cost, probe: true });
     }
+    expect(requestCost('/v1/entities', {}, false)).toEqual({ kind: 'points', points: COSTS.list });
     expect(points('/v1/entities', {}, true)).toBe(COSTS.list);
   });
 

@@ -25,7 +25,7 @@ import type { Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
-import { admissionClient } from '../../search/admission.ts';
+import { UNADMITTED, admissionClient } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import { requestCost } from '../request-cost.ts';
 
@@ -72,10 +72,11 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       },
       rules,
     );
-    // The rest of the request runs as this client: admission control shares slots by client.
-    const next = () => admissionClient.run(client.key, middleware);
-    if (!policy) return next();
     const cost = requestCost(ctx.path, ctx.query, client.loopback);
+    // The rest of the request runs as this client (admission control shares slots by client), or
+    // unadmitted for a probe.
+    const next = () => admissionClient.run(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
+    if (!policy) return next();
     ctx.set('RateLimit-Policy', policy);
 
     if (cost.kind === 'download') {
