@@ -130,6 +130,20 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     await checkKillers(expected);
   });
 
+  it("lists a source's artefacts as source_artefacts.jsonl holds them", async () => {
+    const artefacts = lastWins(await readAllRows(gw.bundleDir, 'source_artefacts.jsonl'), (row) => row.id);
+    const counts = new Map<string, number>();
+    for (const row of artefacts) counts.set(row.sourceId, (counts.get(row.sourceId) ?? 0) + 1);
+    const [sourceId] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+    await open(`#/sources/${encodeURIComponent(sourceId)}`);
+    const links = page.locator('[data-testid=artefacts] li a');
+    await links.first().waitFor();
+    const shown = await links.evaluateAll((items) => items.map((item) => decodeURIComponent(item.getAttribute('href')!.replace('#/artefacts/', ''))));
+    expect(shown.sort()).toEqual(artefacts.filter((row) => row.sourceId === sourceId).map((row) => row.id).sort());
+    await links.first().click();
+    await expect.poll(() => page.locator('[data-testid=record]').innerText()).toContain('sha256');
+  });
+
   it('opens a killmail and its raw record', async () => {
     const row = killmails.find((r) => r.environment === 'stillness' && r.raw)!;
     await open(`#/killmails/${encodeURIComponent(row.id)}`);

@@ -99,3 +99,21 @@ export async function getGroups(path: string, params: Params, field: string, sig
     throw error;
   }
 }
+
+let artefacts: Promise<Row[]> | undefined;
+
+/**
+ * Every source artefact, from the public export file: the API has no route from a source to
+ * its artefacts, and the file is small (one row per imported artefact, not per entity). Read
+ * once per page load.
+ */
+export function allArtefacts(): Promise<Row[]> {
+  artefacts ??= fetch('/v1/exports/source_artefacts.jsonl').then(async (response) => {
+    if (!response.ok) throw new ApiFailure(response.status, 'http', `The artefacts export answered HTTP ${response.status}.`);
+    return (await response.text())
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Row);
+  });
+  return artefacts;
+}

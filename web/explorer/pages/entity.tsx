@@ -104,6 +104,7 @@ export function EntityPage({ id, params }: { id: string; params: Record<string, 
             </li>
           ))}
         </ul>
+        <p class="muted small">Each source's page lists the artefacts it imported.</p>
         <ArtefactOpener />
       </section>
 

@@ -4,7 +4,7 @@
  * types (facts' values vary in type by design).
  */
 import { useState } from 'preact/hooks';
-import { getJson, type Row, seg } from '../api.ts';
+import { allArtefacts, getJson, type Row, seg } from '../api.ts';
 import { Failure, Loading, useAsync } from '../components/async.tsx';
 import { Confidence } from '../components/confidence.tsx';
 import { formatHash, hrefOf, navigate } from '../route.ts';
@@ -38,6 +38,7 @@ export function RecordPage({ view, id, sub }: { view: string; id: string; sub?: 
         <>
           {view === 'killmails' && !raw ? <KillmailSummary row={state.value.data} /> : null}
           <Fields row={state.value.data} />
+          {view === 'sources' ? <SourceArtefacts sourceId={id} /> : null}
         </>
       ) : null}
     </article>
@@ -110,5 +111,34 @@ export function ArtefactOpener() {
       </label>
       <button type="submit">Open</button>
     </form>
+  );
+}
+
+/** The artefacts a source imported (from the artefacts export file), newest extraction first. */
+export function SourceArtefacts({ sourceId }: { sourceId: string }) {
+  const state = useAsync(() => allArtefacts().then((rows) => rows.filter((row) => row.sourceId === sourceId)), [sourceId]);
+  return (
+    <section aria-labelledby="artefacts-title">
+      <h2 id="artefacts-title">Artefacts</h2>
+      {state.status === 'loading' ? <Loading what="artefacts" /> : null}
+      {state.status === 'failed' ? <Failure error={state.error} /> : null}
+      {state.status === 'done' && state.value.length === 0 ? <p class="muted">This source has no artefact in the export.</p> : null}
+      {state.status === 'done' && state.value.length > 0 ? (
+        <ul class="sources" data-testid="artefacts">
+          {[...state.value]
+            .sort((a, b) => String(b.extractedAt ?? '').localeCompare(String(a.extractedAt ?? '')))
+            .map((row) => (
+              <li key={String(row.id)}>
+                <a href={hrefOf(String(row.id))}>{String(row.artefactKind ?? row.kind ?? 'artefact')}</a> <span class="tag">{String(row.sourceKind ?? '')}</span>{' '}
+                <span class="muted small">
+                  {row.extractedAt ? `extracted ${String(row.extractedAt)}` : ''}
+                  {row.rowCount !== undefined ? ` · ${Number(row.rowCount).toLocaleString('en')} rows` : ''}
+                  {row.supersededByArtefactId ? ' · superseded' : ''}
+                </span>
+              </li>
+            ))}
+        </ul>
+      ) : null}
+    </section>
   );
 }
