@@ -112,12 +112,12 @@ async function defaultScopeCounts(reader: Reader, env: string): Promise<Record<s
   const { currentCycle } = reader.generation;
   const countOf = (index: IndexName, filter: Filter) => reader.count(index, { bool: { filter: filter(env, currentCycle) } });
   const counts: Record<string, number> = {};
-  await Promise.all(
-    DEFAULT_SCOPE_COUNTERS.map(async (c) => {
-      const n = await countOf(c.index, c.filter);
-      counts[c.key] = n === 0 && c.fallback ? await countOf(c.fallback.index, c.fallback.filter) : n;
-    }),
-  );
+  // One at a time: about 30 counts of a few ms, once per generation. Fired together they took
+  // every admission slot at once (src/search/admission.ts) and were refused under load.
+  for (const c of DEFAULT_SCOPE_COUNTERS) {
+    const n = await countOf(c.index, c.filter);
+    counts[c.key] = n === 0 && c.fallback ? await countOf(c.fallback.index, c.fallback.filter) : n;
+  }
   counts.source_gaps = gapsOf(reader).filter((g) => g?.environment === env).length;
   return counts;
 }
