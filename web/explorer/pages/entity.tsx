@@ -100,7 +100,7 @@ export function EntityPage({ id, params }: { id: string; params: Record<string, 
             <li key={String(source.id)}>
               <a href={hrefOf(String(source.id))}>{String(source.title ?? source.id)}</a> <span class="tag">{String(source.kind ?? 'unknown')}</span>
               {source.cycle !== undefined ? <span class="muted small"> cycle {String(source.cycle)}</span> : null}
-              {source.locator ? <code class="id">{String(source.locator)}</code> : null}
+              {source.locator ? <code class="id"> {String(source.locator)}</code> : null}
             </li>
           ))}
         </ul>
