@@ -1,8 +1,7 @@
 /**
  * Admission control in front of Elasticsearch: at most `maxInFlight` Elasticsearch requests
- * of this process at once, up to `queue` more waiting (first come, first served) for at most
- * `queueMs` each, and everything past that refused at once with 503 `overloaded` and
- * `Retry-After`.
+ * of this process at once, up to `queue` more waiting for at most `queueMs` each, and
+ * everything past that refused at once with 503 `overloaded` and `Retry-After`.
  *
  * Why: Elasticsearch on a few cores serves a handful of searches at a time; more in flight
  * only lengthen every answer (its own queue holds 1,000), until clients' timeouts turn the
@@ -10,13 +9,17 @@
  * tells the others when to come back. The cap is per process: N gateways on one cluster admit
  * N × the cap.
  *
- * Fairness: while no slot is free, a client may hold at most half the slots (in flight and
- * queued together), so one client's burst cannot fill the queue in front of everyone else (a
- * client is the rate limit's identity, src/http/client-identity.ts, carried to here by
- * `admissionClient`). A free slot is taken by whoever comes: an idle gateway never refuses.
+ * Fairness between clients (a client is the rate limit's identity, src/http/client-identity.ts,
+ * carried here by `admissionClient`):
+ * - a freed slot goes to the waiting client with the fewest requests in flight (the oldest
+ *   request among equals), so a polite client's request is served before a greedy client's
+ *   backlog;
+ * - one client may hold at most half the queue, so a burst cannot fill it in front of others;
+ * - a free slot is taken by whoever comes (nobody waits while a slot is free): an idle gateway
+ *   never queues or refuses.
  *
- * Deliberately not here: priorities (every request is alike), and budgets over time (that is
- * the rate limit's job, src/http/middleware/rate-limit.ts).
+ * Deliberately not here: priorities between routes, and budgets over time (that is the rate
+ * limit's job, src/http/middleware/rate-limit.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../errors.ts';
@@ -40,14 +43,12 @@ export interface AdmissionOptions {
   queueMs: number;
   /** `Retry-After` of a refusal, in seconds. */
   retryAfterSeconds?: number;
-  /** Places (in flight + queued) one client may hold while no slot is free; default half the slots, at least 1. */
-  perClient?: number;
 }
 
 export interface AdmissionStats {
   inFlight: number;
   queued: number;
-  /** Refused since start: queue full, or waited `queueMs`. */
+  /** Refused since start: queue full (or this client's half of it), or waited `queueMs`. */
   refused: number;
 }
 
@@ -58,21 +59,30 @@ export interface Admission {
 }
 
 interface Waiter {
+  client: string;
   start(): void;
   timer: NodeJS.Timeout;
 }
 
+interface Usage {
+  inFlight: number;
+  queued: number;
+}
+
 export function createAdmission(options: AdmissionOptions): Admission {
-  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, perClient = Math.max(1, Math.ceil(maxInFlight / 2)) } = options;
+  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1 } = options;
+  const queueShare = Math.max(1, Math.ceil(queue / 2));
   let inFlight = 0;
   let refused = 0;
   const waiting: Waiter[] = [];
-  /** Places each client holds (in flight + queued); clients holding none are not kept. */
-  const held = new Map<string, number>();
-  const hold = (client: string, n: number) => {
-    const count = (held.get(client) ?? 0) + n;
-    if (count > 0) held.set(client, count);
-    else held.delete(client);
+  /** Per client; clients with nothing in flight or queued are not kept. */
+  const usage = new Map<string, Usage>();
+  const usageOf = (client: string) => usage.get(client) ?? { inFlight: 0, queued: 0 };
+  const change = (client: string, inFlightBy: number, queuedBy: number) => {
+    const u = usageOf(client);
+    const next = { inFlight: u.inFlight + inFlightBy, queued: u.queued + queuedBy };
+    if (next.inFlight > 0 || next.queued > 0) usage.set(client, next);
+    else usage.delete(client);
   };
 
   const refuse = () => {
@@ -80,22 +90,29 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return ApiError.overloaded(retryAfterSeconds);
   };
 
-  function release(): void {
-    inFlight -= 1;
-    const next = waiting.shift();
-    if (next) {
-      clearTimeout(next.timer);
-      next.start();
+  /** The waiter whose client has the fewest requests in flight; the oldest among equals (the queue is in arrival order). */
+  function nextWaiter(): Waiter | undefined {
+    let best = -1;
+    for (let i = 0; i < waiting.length; i += 1) {
+      if (best === -1 || usageOf(waiting[i]!.client).inFlight < usageOf(waiting[best]!.client).inFlight) best = i;
     }
+    return best === -1 ? undefined : waiting.splice(best, 1)[0];
   }
 
   async function runNow<T>(client: string, call: () => Promise<T>): Promise<T> {
     inFlight += 1;
+    change(client, 1, 0);
     try {
       return await call();
     } finally {
-      hold(client, -1);
-      release();
+      inFlight -= 1;
+      change(client, -1, 0);
+      const next = nextWaiter();
+      if (next) {
+        clearTimeout(next.timer);
+        change(next.client, 0, -1);
+        next.start();
+      }
     }
   }
 
@@ -103,18 +120,17 @@ export function createAdmission(options: AdmissionOptions): Admission {
     run(call) {
       const client = admissionClient.getStore() ?? '';
       if (client === UNADMITTED) return call();
-      if (inFlight < maxInFlight) {
-        hold(client, 1);
-        return runNow(client, call);
-      }
-      if (waiting.length >= queue || (held.get(client) ?? 0) >= perClient) return Promise.reject(refuse());
-      hold(client, 1);
+      // A slot is free only while nobody waits (a freed slot goes to a waiter at once).
+      if (inFlight < maxInFlight) return runNow(client, call);
+      if (waiting.length >= queue || usageOf(client).queued >= queueShare) return Promise.reject(refuse());
+      change(client, 0, 1);
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
+          client,
           start: () => runNow(client, call).then(resolve, reject),
           timer: setTimeout(() => {
             waiting.splice(waiting.indexOf(waiter), 1);
-            hold(client, -1);
+            change(client, 0, -1);
             reject(refuse());
           }, queueMs),
         };

@@ -1,7 +1,8 @@
 /**
  * Admission control: at most N calls at once, a bounded queue served in order, and past it (or
  * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling; while
- * no slot is free, one client holds at most its share.
+ * a freed slot goes to the client with the fewest requests in flight, and one client holds at
+ * most half the queue.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
@@ -16,7 +17,7 @@ function gate() {
 
 describe('admission', () => {
   it('runs up to maxInFlight at once, queues `queue` more in order, refuses the rest at once', async () => {
-    const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000, perClient: 10 });
+    const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000 });
     const gates = [gate(), gate(), gate()];
     const started: number[] = [];
     const runs = gates.map((g, i) => admission.run(() => (started.push(i), g.call())));
@@ -39,7 +40,7 @@ describe('admission', () => {
   });
 
   it('refuses a queued call that waited queueMs, and frees its place', async () => {
-    const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30, perClient: 2 });
+    const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30 });
     const busy = gate();
     const first = admission.run(busy.call);
     let called = false;
@@ -58,24 +59,26 @@ describe('admission', () => {
     expect(await admission.run(async () => 'ok')).toBe('ok');
   });
 
-  it('keeps a place for others: while no slot is free, one client holds at most its share', async () => {
-    const admission = createAdmission({ maxInFlight: 2, queue: 4, queueMs: 10_000, perClient: 2 });
+  it('keeps half the queue for others, and gives a freed slot to the client with the fewest in flight', async () => {
+    const admission = createAdmission({ maxInFlight: 2, queue: 4, queueMs: 10_000 });
     const as = <T>(client: string, call: () => Promise<T>) => admissionClient.run(client, () => admission.run(call));
-    const gates = [gate(), gate(), gate()];
-    // Free slots go to whoever comes, beyond the share.
-    const greedy = [as('greedy', gates[0]!.call), as('greedy', gates[1]!.call)];
+    const order: string[] = [];
+    const gates = Array.from({ length: 6 }, gate);
+    const track = (name: string, g: ReturnType<typeof gate>) => () => (order.push(name), g.call());
+    // Free slots go to whoever comes; then greedy may queue two (half the queue), not three.
+    const greedy = [0, 1, 2, 3].map((i) => as('greedy', track(`greedy-${i}`, gates[i]!)));
     const over = await as('greedy', async () => 'never').catch((error: ApiError) => error.code);
     expect(over).toBe('overloaded');
-    // Another client still queues, and runs next.
-    const polite = as('polite', gates[2]!.call);
-    expect(admission.stats()).toEqual({ inFlight: 2, queued: 1, refused: 1 });
+    // Polite queues behind greedy's backlog, but is served first.
+    const polite = as('polite', track('polite', gates[4]!));
+    expect(admission.stats()).toEqual({ inFlight: 2, queued: 3, refused: 1 });
     gates[0]!.open();
     await greedy[0];
-    expect(admission.stats()).toMatchObject({ inFlight: 2, queued: 0 });
+    expect(order).toEqual(['greedy-0', 'greedy-1', 'polite']);
     for (const g of gates) g.open();
-    expect(await Promise.all([...greedy, polite])).toEqual(['done', 'done', 'done']);
-    // Once the greedy client's requests are done, it queues again like anyone.
-    expect(await as('greedy', async () => 'again')).toBe('again');
+    expect(await Promise.all([...greedy, polite])).toEqual(['done', 'done', 'done', 'done', 'done']);
+    expect(order).toEqual(['greedy-0', 'greedy-1', 'polite', 'greedy-2', 'greedy-3']);
+    expect(admission.stats()).toEqual({ inFlight: 0, queued: 0, refused: 1 });
   });
 
   it('runs probes at once, outside the count, even when full', async () => {
