@@ -213,6 +213,23 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     await screenshot(page, '07-search');
   });
 
+  it('shows facet counts as the bundle holds them, and a chip narrows the results', async () => {
+    const inDefault = bundle.entities.filter((e) => e.environment === 'stillness' && inScope(cycleOf(e.cycle), 'default', bundle.currentCycle));
+    const byType = new Map<string, number>();
+    for (const e of inDefault) byType.set(e.entityType, (byType.get(e.entityType) ?? 0) + 1);
+    await open('#/search');
+    const chips = page.locator('[data-facet=type] a.chip');
+    await chips.first().waitFor();
+    const shown = await chips.evaluateAll((items) => items.map((item) => [item.getAttribute('data-key'), Number(item.querySelector('.n')!.textContent!.replace(/,/g, ''))]));
+    expect(new Map(shown as [string, number][])).toEqual(byType);
+    const uncycled = inDefault.filter((e) => cycleOf(e.cycle) === undefined).length;
+    await expect(page.locator('[data-facet=cycles] .unknown-chip .n').innerText()).resolves.toBe(String(uncycled));
+    await page.locator('[data-facet=type] a.chip[data-key=character]').click();
+    const characters = expectedEntities(bundle, 'default', (e) => e.entityType === 'character');
+    await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(characters.length));
+    await expect.poll(() => rowIds('[data-testid=results] li')).toEqual(characters.slice(0, 20));
+  });
+
   it.each([
     ['search', '#/search?q=a'],
     ['entity', ''],

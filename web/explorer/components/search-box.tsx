@@ -56,6 +56,7 @@ export function SearchBox({ scope, initial }: SearchBoxProps) {
 
   const pick = (row: Row) => {
     setOpen(false);
+    setText('');
     navigate(formatHash('entities', {}, String(row.id)));
   };
   const submit = () => {
