@@ -5,8 +5,10 @@
  * (autocannon), which slows down with the server and so can never overload it.
  *
  * A client keeps at most `maxOutstanding` requests open; a request due while that many are
- * open is not sent and counted as `skipped` (a pile-up shows there). Every answer is read whole;
- * a request without an answer after `timeoutMs` counts as a timeout.
+ * open is not sent and counted as `skipped` (a pile-up shows there). A client that honours
+ * `Retry-After` (a well-behaved one) sends nothing for that long after a 429 or 503: requests
+ * due meanwhile are counted as `deferred`, and it resumes at its rate (no catch-up burst).
+ * Every answer is read whole; a request without an answer after `timeoutMs` counts as a timeout.
  */
 import { Agent, request } from 'node:http';
 
@@ -18,6 +20,8 @@ export interface ClientPlan {
   /** Paths, rotated. */
   paths: string[];
   maxOutstanding?: number;
+  /** Waits `Retry-After` seconds after a 429 or 503 before sending again. */
+  honorRetryAfter?: boolean;
 }
 
 export interface ClientFigures {
@@ -26,6 +30,8 @@ export interface ClientFigures {
   rate: number;
   sent: number;
   skipped: number;
+  /** Due while waiting out a `Retry-After`. */
+  deferred: number;
   byStatus: Record<string, number>;
   /** 429 and 503 answers without `Retry-After`. */
   refusalsWithoutRetryAfter: number;
@@ -49,6 +55,9 @@ interface State {
   outstanding: number;
   sent: number;
   skipped: number;
+  deferred: number;
+  /** performance.now() before which a client honouring Retry-After sends nothing. */
+  pausedUntil: number;
   byStatus: Map<number, number>;
   missingRetryAfter: number;
   timeouts: number;
@@ -73,6 +82,8 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
     outstanding: 0,
     sent: 0,
     skipped: 0,
+    deferred: 0,
+    pausedUntil: 0,
     byStatus: new Map(),
     missingRetryAfter: 0,
     timeouts: 0,
@@ -106,7 +117,9 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
         if (status === 200) state.okMs.push(ms);
         if (status === 429 || status === 503) {
           state.refusedMs.push(ms);
+          const wait = Number(res.headers['retry-after']);
           if (res.headers['retry-after'] === undefined) state.missingRetryAfter += 1;
+          else if (state.plan.honorRetryAfter) state.pausedUntil = Math.max(state.pausedUntil, performance.now() + wait * 1000);
         }
         done();
       });
@@ -132,8 +145,10 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
       }
       for (const state of states) {
         const due = Math.floor(state.plan.rate * elapsed);
+        const paused = performance.now() < state.pausedUntil;
         for (; state.next < due; state.next += 1) {
-          if (state.outstanding >= (state.plan.maxOutstanding ?? 256)) state.skipped += 1;
+          if (paused) state.deferred += 1;
+          else if (state.outstanding >= (state.plan.maxOutstanding ?? 256)) state.skipped += 1;
           else send(state);
         }
       }
@@ -152,6 +167,7 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
       rate: s.plan.rate,
       sent: s.sent,
       skipped: s.skipped,
+      deferred: s.deferred,
       byStatus: Object.fromEntries([...s.byStatus].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v])),
       refusalsWithoutRetryAfter: s.missingRetryAfter,
       timeouts: s.timeouts,

@@ -11,7 +11,8 @@
  * 3. One greedy client: the polite one again, beside a greedy client on 127.0.0.3 sending the
  *    mix open loop at 4× capacity.
  * 4. A crowd: enough clients, each within its own budget, to offer 4× capacity together
- *    (127.0.0.10 …); goodput, admitted p99, refusals, timeouts and the gateway's RSS.
+ *    (127.0.0.10 …), who keep sending whatever the answers: goodput, admitted p99, refusals,
+ *    timeouts, the gateway's RSS, and the cores the gateway and the load generator kept busy.
  * 5. 3 and 4 again with `RATE_LIMIT=off` and `ES_MAX_IN_FLIGHT=off`: what the limits buy.
  * 6. The request log's cost: `/v1/health` and `/v1/entities` with `LOG_LEVEL=info` and `warn`,
  *    interleaved.
@@ -51,6 +52,8 @@ export interface ScenarioFigures {
   /** 200s per second over the capacity. */
   goodputOfCapacity: number;
   gatewayRssMb: { start: number; max: number; end: number };
+  /** Cores kept busy by the gateway and by the load generator (this process) during the scenario. */
+  cores: { gateway: number; clients: number };
 }
 
 export interface OverloadBenchResult {
@@ -78,15 +81,35 @@ async function rssMb(pid: number): Promise<number> {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-/** Samples the gateway's RSS every second while `work` runs. */
-async function withRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: { start: number; max: number; end: number } }> {
+/** CPU seconds (user + system) a process has used, from /proc. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Samples the gateway's RSS every second while `work` runs, and the cores the gateway and this
+ * process (the load generator) kept busy: on a machine whose cores Elasticsearch shares, what
+ * they use is what it cannot.
+ */
+async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: { start: number; max: number; end: number }; cores: { gateway: number; clients: number } }> {
   const start = await rssMb(pid);
   let max = start;
   const sampler = setInterval(() => void rssMb(pid).then((mb) => (max = Math.max(max, mb)), () => {}), 1000);
+  const gatewayCpu = await cpuSeconds(pid);
+  const clientsCpu = process.cpuUsage();
+  const started = performance.now();
   try {
     const result = await work();
+    const seconds = (performance.now() - started) / 1000;
     const end = await rssMb(pid);
-    return { result, rss: { start, max: Math.max(max, end), end } };
+    const clients = process.cpuUsage(clientsCpu);
+    return {
+      result,
+      rss: { start, max: Math.max(max, end), end },
+      cores: { gateway: round(((await cpuSeconds(pid)) - gatewayCpu) / seconds), clients: round((clients.user + clients.system) / 1e6 / seconds) },
+    };
   } finally {
     clearInterval(sampler);
   }
@@ -148,7 +171,8 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   const knee = sweep.find((s) => s.requestsPerSecond >= 0.95 * capacity)!.connections;
   log(`overload: capacity ${capacity} req/s (95 % of it from ${knee} connections); unloaded p50 ${unloaded.p50Ms} ms, p99 ${unloaded.p99Ms} ms`);
 
-  const polite = { name: 'polite', address: '127.0.0.2', rate: POLITE_RATE, paths: [POLITE_PATH] };
+  // The polite client waits out a Retry-After (it should never get one); the others keep sending.
+  const polite = { name: 'polite', address: '127.0.0.2', rate: POLITE_RATE, paths: [POLITE_PATH], honorRetryAfter: true };
   const greedyPlan = { name: 'greedy', address: '127.0.0.3', rate: 4 * capacity, paths: mix, maxOutstanding: 512 };
   const crowdSize = Math.ceil((4 * capacity) / CROWD_CLIENT_RATE);
   const crowdPlans = addresses(8, crowdSize).map((address, i) => ({
@@ -165,7 +189,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     try {
       // Warm: JIT, the live-generation cache, connections.
       await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
-      const { result, rss } = await withRss(gateway.pid, () => runOpenLoop(gateway.url, plans, seconds));
+      const { result, rss, cores } = await measured(gateway.pid, () => runOpenLoop(gateway.url, plans, seconds));
       return {
         settings: limited ? 'defaults' : 'RATE_LIMIT=off, ES_MAX_IN_FLIGHT=off',
         seconds,
@@ -173,6 +197,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         ok: result.ok,
         goodputOfCapacity: round(result.ok.count / seconds / capacity),
         gatewayRssMb: rss,
+        cores,
       };
     } finally {
       await gateway.stop();
@@ -188,7 +213,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   const crowd = { limited: await scenario(true, crowdPlans), unlimited: await scenario(false, crowdPlans) };
   const admittedP99 = (s: ScenarioFigures) => s.ok.p99;
   for (const [name, s] of Object.entries(crowd)) {
-    log(`  crowd (${name}): goodput ${s.goodputOfCapacity} of capacity, admitted p99 ${admittedP99(s)} ms (${s.ok.count} answers), RSS ${JSON.stringify(s.gatewayRssMb)}`);
+    log(`  crowd (${name}): goodput ${s.goodputOfCapacity} of capacity, admitted p99 ${admittedP99(s)} ms (${s.ok.count} answers), RSS ${JSON.stringify(s.gatewayRssMb)}, cores ${JSON.stringify(s.cores)}`);
   }
 
   log('overload: request log cost');

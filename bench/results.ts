@@ -114,11 +114,11 @@ function overloadTable(o: OverloadBenchResult): string[] {
   const client = (s: ScenarioFigures, name: string) => s.clients.find((c) => c.name === name)!;
   const statuses = (byStatus: Record<string, number>) => Object.entries(byStatus).map(([k, v]) => `${k}: ${v}`).join(', ') || '—';
   const crowdRow = (label: string, s: ScenarioFigures) => {
-    const total = (key: 'timeouts' | 'networkErrors' | 'skipped' | 'refusalsWithoutRetryAfter') => s.clients.reduce((n, c) => n + c[key], 0);
+    const total = (key: 'timeouts' | 'networkErrors' | 'skipped' | 'deferred' | 'refusalsWithoutRetryAfter') => s.clients.reduce((n, c) => n + c[key], 0);
     const byStatus: Record<string, number> = {};
     for (const c of s.clients) for (const [k, v] of Object.entries(c.byStatus)) byStatus[k] = (byStatus[k] ?? 0) + v;
     const refused = s.clients.map((c) => c.refused.p99).sort((a, b) => b - a)[0] ?? 0;
-    return row([label, `**${s.goodputOfCapacity}**`, `${s.ok.p50} / **${s.ok.p99}**`, statuses(byStatus), refused, total('timeouts') + total('networkErrors'), total('skipped'), total('refusalsWithoutRetryAfter'), `${s.gatewayRssMb.start} → ${s.gatewayRssMb.max} → ${s.gatewayRssMb.end}`]);
+    return row([label, `**${s.goodputOfCapacity}**`, `${s.ok.p50} / **${s.ok.p99}**`, statuses(byStatus), refused, total('timeouts') + total('networkErrors'), total('skipped'), total('refusalsWithoutRetryAfter'), `${s.gatewayRssMb.start} → ${s.gatewayRssMb.max} → ${s.gatewayRssMb.end}`, `${s.cores.gateway} / ${s.cores.clients}`]);
   };
   const greedyRow = (label: string, s: ScenarioFigures) => {
     const polite = client(s, 'polite');
@@ -143,10 +143,10 @@ function overloadTable(o: OverloadBenchResult): string[] {
     greedyRow('defaults', o.greedy.limited),
     greedyRow('limits off', o.greedy.unlimited),
     '',
-    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (within the budget), 4× capacity together. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without.`,
+    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (within the budget), 4× capacity together, sending whatever the answers. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without.`,
     '',
-    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end']),
-    row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---']),
+    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients']),
+    row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---', '---:']),
     crowdRow('defaults', o.crowd.limited),
     crowdRow('limits off', o.crowd.unlimited),
     '',

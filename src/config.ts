@@ -93,8 +93,10 @@ export const DEFAULT_CURSOR_SECRET = 'registry-gateway-cursor-key';
 export const DEFAULT_RATE_LIMIT = '50/100';
 /**
  * Admission control defaults, measured on the 2-core development machine (`npm run bench --
- * overload`, bench/RESULTS.md): the smallest cap that keeps Elasticsearch's throughput, and a
- * queue as long, so a burst waits briefly instead of being refused.
+ * overload`, bench/RESULTS.md): the fewest concurrent requests that reach 95 % of the gateway's
+ * throughput on searches and facets was 4, 16 and 8 in three runs on these shared cores (the
+ * median, 8, reached 85–98 % of it; 16 doubled the p99 for a few percent more), and a queue as
+ * long, so a burst waits briefly instead of being refused.
  */
 export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
 export const DEFAULT_ES_QUEUE = 8;

@@ -63,7 +63,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
   observeEs = metrics.observeEs;
   const meta = createMeta(config.registryName);
-  const app = createApp({ config, search, meta, metrics, logger });
+  const app = createApp({ config, search, meta, metrics, logger }, { admission });
   const server = createServer(app.callback());
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();

@@ -22,6 +22,7 @@ import { opsRoutes } from '../routes/ops.ts';
 import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
 import { ApiError } from '../errors.ts';
+import type { Admission } from '../search/admission.ts';
 import { identityRules } from './client-identity.ts';
 import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
@@ -42,7 +43,13 @@ export function createRouter(deps: RouteDeps): AppRouter {
   return router;
 }
 
-export function createApp(deps: RouteDeps): Koa<AppState> {
+/** What the gateway's limits need besides the routes' dependencies. */
+export interface AppLimits {
+  /** Admission control in front of Elasticsearch (the rate limit refuses early what it would refuse). */
+  admission?: Admission;
+}
+
+export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState> {
   const app = new Koa<AppState>();
   // Koa's `proxy` trusts X-Forwarded-* from any peer: only when proxies are configured (the
   // rate limit's client identity reads forwarding headers from those proxies alone).
@@ -57,7 +64,14 @@ export function createApp(deps: RouteDeps): Koa<AppState> {
   app.use(errorHandler(deps.meta, deps.logger));
   app.use(requestPath());
   const { config } = deps;
-  app.use(rateLimit({ rateLimit: config.rateLimit, exportConcurrency: config.exportConcurrency, rules: identityRules(config.trustedProxies, config.apiKeys) }));
+  app.use(
+    rateLimit({
+      rateLimit: config.rateLimit,
+      exportConcurrency: config.exportConcurrency,
+      rules: identityRules(config.trustedProxies, config.apiKeys),
+      admission: limits.admission,
+    }),
+  );
   app.use(caching());
   app.use(compress({ threshold: 1024, filter: (type) => /json|text/.test(type) }));
   // /explorer/ and /docs/ (web/dist), and browsers at `/` sent to the explorer; API clients get the root JSON.

@@ -55,6 +55,11 @@ export interface AdmissionStats {
 export interface Admission {
   /** Runs `call` once a slot is free; throws `overloaded` without calling it when none frees in time. */
   run<T>(call: () => Promise<T>): Promise<T>;
+  /**
+   * Whether a request of `client` would be refused right now (no free slot, and no place in
+   * the queue for it): the HTTP layer then refuses before doing any work for the request.
+   */
+  full(client: string): boolean;
   stats(): AdmissionStats;
 }
 
@@ -136,6 +141,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
         };
         waiting.push(waiter);
       });
+    },
+    full(client) {
+      if (inFlight < maxInFlight || (waiting.length < queue && usageOf(client).queued < queueShare)) return false;
+      refused += 1;
+      return true;
     },
     stats: () => ({ inFlight, queued: waiting.length, refused }),
   };

@@ -81,6 +81,22 @@ describe('admission', () => {
     expect(admission.stats()).toEqual({ inFlight: 0, queued: 0, refused: 1 });
   });
 
+  it('says whether a client would be refused now, so that the HTTP layer refuses before any work', async () => {
+    const admission = createAdmission({ maxInFlight: 1, queue: 2, queueMs: 10_000 });
+    expect(admission.full('a')).toBe(false);
+    const busy = gate();
+    const first = admissionClient.run('a', () => admission.run(busy.call));
+    expect(admission.full('a')).toBe(false);
+    const queued = admissionClient.run('a', () => admission.run(async () => 'queued'));
+    // `a` holds half the queue; `b` still has a place.
+    expect(admission.full('a')).toBe(true);
+    expect(admission.full('b')).toBe(false);
+    expect(admission.stats().refused).toBe(1);
+    busy.open();
+    expect(await Promise.all([first, queued])).toEqual(['done', 'queued']);
+    expect(admission.full('a')).toBe(false);
+  });
+
   it('runs probes at once, outside the count, even when full', async () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
     const busy = gate();

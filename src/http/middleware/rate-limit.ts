@@ -25,9 +25,9 @@ import type { Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
-import { UNADMITTED, admissionClient } from '../../search/admission.ts';
+import { type Admission, UNADMITTED, admissionClient } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
-import { requestCost } from '../request-cost.ts';
+import { COSTS, requestCost } from '../request-cost.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -35,6 +35,12 @@ export interface RateLimitOptions {
   /** Downloads in flight per client; undefined = no limit. */
   exportConcurrency: number | undefined;
   rules: IdentityRules;
+  /**
+   * Admission control (src/search/admission.ts): a list, search or facet that it would refuse
+   * is refused here, before routing, parsing and the live-generation lookup — under overload
+   * most requests are refusals, and their cost is taken from the cores Elasticsearch needs.
+   */
+  admission?: Admission;
 }
 
 /** The `RateLimit-Policy` value of a configuration (draft-11 structured list), or undefined when nothing is limited. */
@@ -57,7 +63,7 @@ export function retryAfterSeconds(msBeforeNext: number): number {
 }
 
 export function rateLimit(options: RateLimitOptions): Middleware {
-  const { rateLimit: budget, exportConcurrency, rules } = options;
+  const { rateLimit: budget, exportConcurrency, rules, admission } = options;
   const policy = policyField(budget, exportConcurrency);
   const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
   const downloads = new Map<string, number>();
@@ -74,8 +80,12 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     );
     const cost = requestCost(ctx.path, ctx.query, client.loopback);
     // The rest of the request runs as this client (admission control shares slots by client), or
-    // unadmitted for a probe.
-    const next = () => admissionClient.run(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
+    // unadmitted for a probe. A request that surely reads Elasticsearch is refused at once when
+    // admission control would refuse it anyway (after its points are counted: refusals cost too).
+    const next = () => {
+      if (admission && cost.kind === 'points' && !cost.probe && cost.points >= COSTS.list && admission.full(client.key)) throw ApiError.overloaded();
+      return admissionClient.run(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
+    };
     if (!policy) return next();
     ctx.set('RateLimit-Policy', policy);
 
