@@ -10,13 +10,14 @@
  * N × the cap.
  *
  * Fairness between clients (a client is the rate limit's identity, src/http/client-identity.ts,
- * carried here by `admissionClient`):
+ * carried here by `admissionClient`), as Crossref caps concurrent requests per client:
+ * - one client has at most a quarter of the slots in flight (2 of 8) and half the queue; its
+ *   further requests wait, or are refused. A burst — even one within the client's budget —
+ *   then runs two at a time beside everyone else's requests instead of taking every slot
+ *   (measured: a polite client's p99 beside a greedy one went from 3.4× its p99 alone to
+ *   about 2×). A browser opens at most 6 connections to a host: 2 running + 4 waiting.
  * - a freed slot goes to the waiting client with the fewest requests in flight (the oldest
- *   request among equals), so a polite client's request is served before a greedy client's
- *   backlog;
- * - one client may hold at most half the queue, so a burst cannot fill it in front of others;
- * - a free slot is taken by whoever comes (nobody waits while a slot is free): an idle gateway
- *   never queues or refuses.
+ *   request among equals), so a polite client's request is served before a greedy backlog.
  *
  * Deliberately not here: priorities between routes, and budgets over time (that is the rate
  * limit's job, src/http/middleware/rate-limit.ts).
@@ -76,6 +77,7 @@ interface Usage {
 
 export function createAdmission(options: AdmissionOptions): Admission {
   const { maxInFlight, queue, queueMs, retryAfterSeconds = 1 } = options;
+  const slotShare = Math.max(1, Math.ceil(maxInFlight / 4));
   const queueShare = Math.max(1, Math.ceil(queue / 2));
   let inFlight = 0;
   let refused = 0;
@@ -95,11 +97,18 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return ApiError.overloaded(retryAfterSeconds);
   };
 
-  /** The waiter whose client has the fewest requests in flight; the oldest among equals (the queue is in arrival order). */
+  const mayStart = (client: string) => inFlight < maxInFlight && usageOf(client).inFlight < slotShare;
+
+  /**
+   * The waiter that may start whose client has the fewest requests in flight; the oldest among
+   * equals (the queue is in arrival order).
+   */
   function nextWaiter(): Waiter | undefined {
     let best = -1;
     for (let i = 0; i < waiting.length; i += 1) {
-      if (best === -1 || usageOf(waiting[i]!.client).inFlight < usageOf(waiting[best]!.client).inFlight) best = i;
+      const inFlightOf = usageOf(waiting[i]!.client).inFlight;
+      if (inFlightOf >= slotShare) continue;
+      if (best === -1 || inFlightOf < usageOf(waiting[best]!.client).inFlight) best = i;
     }
     return best === -1 ? undefined : waiting.splice(best, 1)[0];
   }
@@ -112,8 +121,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     } finally {
       inFlight -= 1;
       change(client, -1, 0);
-      const next = nextWaiter();
-      if (next) {
+      for (let next = inFlight < maxInFlight ? nextWaiter() : undefined; next; next = inFlight < maxInFlight ? nextWaiter() : undefined) {
         clearTimeout(next.timer);
         change(next.client, 0, -1);
         next.start();
@@ -125,8 +133,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     run(call) {
       const client = admissionClient.getStore() ?? '';
       if (client === UNADMITTED) return call();
-      // A slot is free only while nobody waits (a freed slot goes to a waiter at once).
-      if (inFlight < maxInFlight) return runNow(client, call);
+      if (mayStart(client)) return runNow(client, call);
       if (waiting.length >= queue || usageOf(client).queued >= queueShare) return Promise.reject(refuse());
       change(client, 0, 1);
       return new Promise((resolve, reject) => {
@@ -143,7 +150,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       });
     },
     full(client) {
-      if (inFlight < maxInFlight || (waiting.length < queue && usageOf(client).queued < queueShare)) return false;
+      if (mayStart(client) || (waiting.length < queue && usageOf(client).queued < queueShare)) return false;
       refused += 1;
       return true;
     },

@@ -1,10 +1,10 @@
 /**
  * Admission control on a real gateway whose Elasticsearch is slowed: the run's cluster behind a
  * TCP forwarder that holds its answers back (as the outage test does). With two requests in
- * flight and two queued, the next is answered 503 `overloaded` with Retry-After at once, the
- * queued ones after their longest wait; a client holding half the queue cannot queue more;
- * once Elasticsearch answers, the admitted ones are served and new requests are admitted again.
- * Clients are distinct loopback addresses.
+ * flight and two queued, the next is answered 503 `overloaded` with Retry-After at once (a list
+ * before any work, by the rate-limit middleware), the queued ones after their longest wait; a
+ * client holding half the queue cannot queue more; once Elasticsearch answers, the admitted ones
+ * are served and new requests are admitted again. Clients are distinct loopback addresses.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
@@ -46,9 +46,10 @@ describe('admission control', () => {
     // Warm the one-second cache of the live generation: from here each detail is one ES request.
     expect((await gw.get(`/v1/entities/${ids[0]}`)).status).toBe(200);
     proxy.hold();
-    const inFlight = [timed(`/v1/entities/${ids[0]}`), timed(`/v1/entities/${ids[1]}`)];
+    // Two clients, one slot each (a client has at most a quarter of the slots, at least one).
+    const inFlight = [timed(`/v1/entities/${ids[0]}`), timed(`/v1/entities/${ids[1]}`, '127.0.0.5')];
     await proxy.holding();
-    // 127.0.0.1 holds both slots and may queue one request (half the queue), not two; another client may.
+    // 127.0.0.1 may queue one request (half the queue), not two; another client may.
     const queuedOwn = timed(`/v1/entities/${ids[2]}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const share = await timed(`/v1/entities/${ids[3]}`);

@@ -1,8 +1,8 @@
 /**
  * Admission control: at most N calls at once, a bounded queue served in order, and past it (or
- * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling; while
- * a freed slot goes to the client with the fewest requests in flight, and one client holds at
- * most half the queue.
+ * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling; one
+ * client has at most a quarter of the slots in flight and half the queue, and a freed slot goes
+ * to the client with the fewest requests in flight.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
@@ -15,17 +15,20 @@ function gate() {
   return { open, call: () => opened.then(() => 'done') };
 }
 
+/** Runs `call` through `admission` as `client`. */
+const as = <T>(admission: ReturnType<typeof createAdmission>, client: string, call: () => Promise<T>) => admissionClient.run(client, () => admission.run(call));
+
 describe('admission', () => {
   it('runs up to maxInFlight at once, queues `queue` more in order, refuses the rest at once', async () => {
     const admission = createAdmission({ maxInFlight: 2, queue: 1, queueMs: 10_000 });
     const gates = [gate(), gate(), gate()];
     const started: number[] = [];
-    const runs = gates.map((g, i) => admission.run(() => (started.push(i), g.call())));
+    const runs = gates.map((g, i) => as(admission, `client-${i}`, () => (started.push(i), g.call())));
     expect(started).toEqual([0, 1]);
     expect(admission.stats()).toEqual({ inFlight: 2, queued: 1, refused: 0 });
 
     let called = false;
-    const refused = await admission.run(async () => (called = true)).catch((error) => error);
+    const refused = await as(admission, 'client-3', async () => (called = true)).catch((error) => error);
     expect(called).toBe(false);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 503, code: 'overloaded', headers: { 'Retry-After': '1' } });
@@ -59,26 +62,49 @@ describe('admission', () => {
     expect(await admission.run(async () => 'ok')).toBe('ok');
   });
 
-  it('keeps half the queue for others, and gives a freed slot to the client with the fewest in flight', async () => {
-    const admission = createAdmission({ maxInFlight: 2, queue: 4, queueMs: 10_000 });
-    const as = <T>(client: string, call: () => Promise<T>) => admissionClient.run(client, () => admission.run(call));
+  it('gives one client a quarter of the slots and half the queue; a freed slot goes to the client with the fewest in flight', async () => {
+    const admission = createAdmission({ maxInFlight: 8, queue: 4, queueMs: 10_000 });
     const order: string[] = [];
-    const gates = Array.from({ length: 6 }, gate);
+    const gates = Array.from({ length: 8 }, gate);
     const track = (name: string, g: ReturnType<typeof gate>) => () => (order.push(name), g.call());
-    // Free slots go to whoever comes; then greedy may queue two (half the queue), not three.
-    const greedy = [0, 1, 2, 3].map((i) => as('greedy', track(`greedy-${i}`, gates[i]!)));
-    const over = await as('greedy', async () => 'never').catch((error: ApiError) => error.code);
+    // Greedy runs two (a quarter of 8 slots) and queues two (half the queue), not more.
+    const greedy = [0, 1, 2, 3].map((i) => as(admission, 'greedy', track(`greedy-${i}`, gates[i]!)));
+    const over = await as(admission, 'greedy', async () => 'never').catch((error: ApiError) => error.code);
     expect(over).toBe('overloaded');
-    // Polite queues behind greedy's backlog, but is served first.
-    const polite = as('polite', track('polite', gates[4]!));
-    expect(admission.stats()).toEqual({ inFlight: 2, queued: 3, refused: 1 });
+    expect(admission.stats()).toEqual({ inFlight: 2, queued: 2, refused: 1 });
+    // Others still find free slots at once.
+    const polite = as(admission, 'polite', track('polite', gates[4]!));
+    expect(order).toEqual(['greedy-0', 'greedy-1', 'polite']);
     gates[0]!.open();
     await greedy[0];
-    expect(order).toEqual(['greedy-0', 'greedy-1', 'polite']);
+    expect(order).toEqual(['greedy-0', 'greedy-1', 'polite', 'greedy-2']);
     for (const g of gates) g.open();
     expect(await Promise.all([...greedy, polite])).toEqual(['done', 'done', 'done', 'done', 'done']);
     expect(order).toEqual(['greedy-0', 'greedy-1', 'polite', 'greedy-2', 'greedy-3']);
     expect(admission.stats()).toEqual({ inFlight: 0, queued: 0, refused: 1 });
+  });
+
+  it('starts the waiter whose client has the fewest requests in flight, not the oldest', async () => {
+    const admission = createAdmission({ maxInFlight: 8, queue: 8, queueMs: 10_000 });
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const order: string[] = [];
+    const run = (client: string, name: string) => {
+      const g = gate();
+      gates.set(name, g);
+      return as(admission, client, () => (order.push(name), g.call()));
+    };
+    const runs = [run('g', 'g1'), run('g', 'g2'), run('x', 'x1'), run('x', 'x2'), run('y', 'y1'), run('y', 'y2'), run('q', 'q1'), run('w', 'w1')];
+    // Full: q (one in flight) waits first, then p (none in flight).
+    runs.push(run('q', 'q2'), run('p', 'p1'));
+    expect(admission.stats()).toMatchObject({ inFlight: 8, queued: 2 });
+    gates.get('x1')!.open();
+    await runs[2];
+    expect(order.slice(8)).toEqual(['p1']);
+    gates.get('x2')!.open();
+    await runs[3];
+    expect(order.slice(8)).toEqual(['p1', 'q2']);
+    for (const g of gates.values()) g.open();
+    await Promise.all(runs);
   });
 
   it('says whether a client would be refused now, so that the HTTP layer refuses before any work', async () => {
