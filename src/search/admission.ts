@@ -10,7 +10,7 @@
  * N × the cap.
  *
  * Fairness between clients (a client is the rate limit's identity, src/http/client-identity.ts,
- * carried here by `admissionClient`), as Crossref caps concurrent requests per client:
+ * carried here by `runAs`), as Crossref caps concurrent requests per client:
  * - one client has at most a quarter of the slots in flight (2 of 8) and half the queue; its
  *   further requests wait, or are refused. A burst — even one within the client's budget —
  *   then runs two at a time beside everyone else's requests instead of taking every slot
@@ -25,8 +25,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../errors.ts';
 
-/** The client on whose behalf the current request runs (set by the HTTP layer around each request). */
-export const admissionClient = new AsyncLocalStorage<string>();
+/**
+ * The request being served: its client, and whether one of its Elasticsearch requests was
+ * already admitted — its further ones (a facet's labels, a second page of a history) then run
+ * at once: a request admitted is not refused halfway, its first read wasted.
+ */
+interface RequestContext {
+  client: string;
+  admitted: boolean;
+}
+
+const current = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` (the rest of an HTTP request) as `client`: set by the HTTP layer around each request. */
+export function runAs<T>(client: string, fn: () => T): T {
+  return current.run({ client, admitted: false }, fn);
+}
 
 /**
  * Requests run as this "client" are not admitted but run at once: health, readiness and metrics
@@ -97,6 +111,14 @@ export function createAdmission(options: AdmissionOptions): Admission {
     return ApiError.overloaded(retryAfterSeconds);
   };
 
+  /** `call`, marking its request admitted when it starts. */
+  const admitted =
+    <T>(request: RequestContext, call: () => Promise<T>) =>
+    () => {
+      request.admitted = true;
+      return call();
+    };
+
   const mayStart = (client: string) => inFlight < maxInFlight && usageOf(client).inFlight < slotShare;
 
   /**
@@ -131,8 +153,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   return {
     run(call) {
-      const client = admissionClient.getStore() ?? '';
+      const request = current.getStore();
+      const client = request?.client ?? '';
       if (client === UNADMITTED) return call();
+      if (request?.admitted) return runNow(client, call);
+      if (request) call = admitted(request, call);
       if (mayStart(client)) return runNow(client, call);
       if (waiting.length >= queue || usageOf(client).queued >= queueShare) return Promise.reject(refuse());
       change(client, 0, 1);

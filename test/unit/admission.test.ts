@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { UNADMITTED, admissionClient, createAdmission } from '../../src/search/admission.ts';
+import { UNADMITTED, createAdmission, runAs } from '../../src/search/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {
@@ -16,7 +16,7 @@ function gate() {
 }
 
 /** Runs `call` through `admission` as `client`. */
-const as = <T>(admission: ReturnType<typeof createAdmission>, client: string, call: () => Promise<T>) => admissionClient.run(client, () => admission.run(call));
+const as = <T>(admission: ReturnType<typeof createAdmission>, client: string, call: () => Promise<T>) => runAs(client, () => admission.run(call));
 
 describe('admission', () => {
   it('runs up to maxInFlight at once, queues `queue` more in order, refuses the rest at once', async () => {
@@ -111,9 +111,9 @@ describe('admission', () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 2, queueMs: 10_000 });
     expect(admission.full('a')).toBe(false);
     const busy = gate();
-    const first = admissionClient.run('a', () => admission.run(busy.call));
+    const first = runAs('a', () => admission.run(busy.call));
     expect(admission.full('a')).toBe(false);
-    const queued = admissionClient.run('a', () => admission.run(async () => 'queued'));
+    const queued = runAs('a', () => admission.run(async () => 'queued'));
     // `a` holds half the queue; `b` still has a place.
     expect(admission.full('a')).toBe(true);
     expect(admission.full('b')).toBe(false);
@@ -123,11 +123,32 @@ describe('admission', () => {
     expect(admission.full('a')).toBe(false);
   });
 
+  it('never refuses a request halfway: once one of its reads was admitted, its next ones run at once', async () => {
+    const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
+    const busy = gate();
+    const between = gate();
+    const steps: string[] = [];
+    const request = runAs('a', async () => {
+      steps.push(await admission.run(async () => 'aggregation'));
+      await between.call();
+      // The slot is taken by another client now; the labels of the facet still run.
+      steps.push(await admission.run(async () => 'labels'));
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = runAs('b', () => admission.run(busy.call));
+    between.open();
+    await request;
+    expect(steps).toEqual(['aggregation', 'labels']);
+    expect(await runAs('c', () => admission.run(async () => 'c')).catch((error: ApiError) => error.code)).toBe('overloaded');
+    busy.open();
+    await other;
+  });
+
   it('runs probes at once, outside the count, even when full', async () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
     const busy = gate();
     const first = admission.run(busy.call);
-    expect(await admissionClient.run(UNADMITTED, () => admission.run(async () => 'probe'))).toBe('probe');
+    expect(await runAs(UNADMITTED, () => admission.run(async () => 'probe'))).toBe('probe');
     expect(admission.stats()).toEqual({ inFlight: 1, queued: 0, refused: 0 });
     busy.open();
     await first;

@@ -25,7 +25,7 @@ import type { Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
-import { type Admission, UNADMITTED, admissionClient } from '../../search/admission.ts';
+import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import { COSTS, requestCost } from '../request-cost.ts';
 
@@ -84,7 +84,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     // admission control would refuse it anyway (after its points are counted: refusals cost too).
     const next = () => {
       if (admission && cost.kind === 'points' && !cost.probe && cost.points >= COSTS.list && admission.full(client.key)) throw ApiError.overloaded();
-      return admissionClient.run(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
+      return runAs(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
     };
     if (!policy) return next();
     ctx.set('RateLimit-Policy', policy);
