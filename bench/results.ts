@@ -73,7 +73,7 @@ function scaleTable(scale: ScaleBenchResult): string[] {
     ...scale.sizes.map((s) =>
       row([
         s.events.toLocaleString('en'),
-        `${s.load.rowsPerSecond} (${s.load.peakRssMb} MB)`,
+        s.load ? `${s.load.rowsPerSecond} (${s.load.peakRssMb} MB)` : 'reused',
         `${s.firstPage.p50Ms} / ${s.firstPage.p99Ms}`,
         `${s.deepPage.p50Ms} / ${s.deepPage.p99Ms} (${s.deepOffset.toLocaleString('en')})`,
         `**${s.deepOverFirst.p99}**`,

@@ -1,12 +1,14 @@
 /**
  * `npm run bench [-- load|http|scale|autocomplete|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
+ * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
  * Every figure is a ratio against a limit measured in the same run; no thresholds.
  *
  * `--quick`: a short pass (a 200 k-row load, 2 s per target, one round, 200 k and 1 M events).
+ * `--reuse`: the scale benchmark measures the event generations already live (from an earlier
+ * run) instead of loading each size afresh, e.g. to measure again on a quieter machine.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +28,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     quick: { type: 'boolean', default: false },
+    reuse: { type: 'boolean', default: false },
     scale: { type: 'string' },
     'http-scale': { type: 'string' },
     seconds: { type: 'string' },
@@ -53,7 +56,7 @@ try {
   }
   if (which.has('scale')) {
     const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);
-    report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), log });
+    report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), reuse: values.reuse, log });
   }
   if (which.has('autocomplete')) {
     report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });

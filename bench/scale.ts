@@ -33,7 +33,8 @@ const LIMIT = 50;
 
 export interface SizeFigures {
   events: number;
-  load: { seconds: number; rowsPerSecond: number; peakRssMb: number };
+  /** Absent with `--reuse`: the generation was already live, nothing was loaded. */
+  load?: { seconds: number; rowsPerSecond: number; peakRssMb: number };
   deepOffset: number;
   firstPage: LoadFigures;
   deepPage: LoadFigures;
@@ -94,7 +95,7 @@ async function mergesSettled(client: Client, log: Log): Promise<void> {
 interface Loaded {
   label: string;
   events: number;
-  load: SizeFigures['load'];
+  load?: SizeFigures['load'];
   gateway: Gateway;
   /** The paths of the three measurements. */
   first: string;
@@ -106,13 +107,14 @@ interface Loaded {
   direct: { path: string; bodies: Record<'none' | 'upTo100k' | 'exact', string> };
 }
 
-async function loadSize(client: Client, esUrl: string, config: Readonly<Config>, events: number, log: Log): Promise<Loaded> {
+async function loadSize(client: Client, esUrl: string, config: Readonly<Config>, events: number, reuse: boolean, log: Log): Promise<Loaded> {
   const label = events >= 1e6 ? `${events / 1e6}m` : `${events / 1e3}k`;
   const prefix = `bench-events-${label}`;
   const perEntity = Math.ceil(events / (SCALE * 100));
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-events-${label}`), { scale: SCALE, eventsPerEntity: perEntity, includeChainObjects: false }, log);
   log(`events ${label}: loading (${prefix}) ...`);
-  const loaded = await runLoader(dir, esUrl, config, prefix, true);
+  // `reuse`: keep a generation of this bundle that is already live (the loader's no-op).
+  const loaded = await runLoader(dir, esUrl, config, prefix, !reuse);
   const index = indexName(prefix, 'events', (await liveGeneration(client, prefix))!.generation);
   const total = (await client.count({ index })).count;
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix });
@@ -123,7 +125,7 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
   return {
     label,
     events: total,
-    load: { seconds: round(loaded.seconds), rowsPerSecond: Math.round(loaded.rows / loaded.seconds), peakRssMb: loaded.peakRssMb },
+    load: loaded.rows === 0 ? undefined : { seconds: round(loaded.seconds), rowsPerSecond: Math.round(loaded.rows / loaded.seconds), peakRssMb: loaded.peakRssMb },
     gateway,
     first,
     deep: `${first}&cursor=${encodeURIComponent(cursor)}`,
@@ -164,11 +166,21 @@ function meanOf(runs: LoadFigures[]): LoadFigures {
  * rounds (each size's first page, deep page and kind filter per round), so a disturbance of the
  * shared machine falls on all sizes alike.
  */
-export async function benchScale(options: { client: Client; esUrl: string; config: Readonly<Config>; sizes: number[]; seconds: number; rounds: number; log: Log }): Promise<ScaleBenchResult> {
-  const { client, esUrl, config, seconds, rounds, log } = options;
+export async function benchScale(options: {
+  client: Client;
+  esUrl: string;
+  config: Readonly<Config>;
+  sizes: number[];
+  seconds: number;
+  rounds: number;
+  /** Measure the generations already live instead of loading each size afresh. */
+  reuse?: boolean;
+  log: Log;
+}): Promise<ScaleBenchResult> {
+  const { client, esUrl, config, seconds, rounds, reuse = false, log } = options;
   const loaded: Loaded[] = [];
   try {
-    for (const events of options.sizes) loaded.push(await loadSize(client, esUrl, config, events, log));
+    for (const events of options.sizes) loaded.push(await loadSize(client, esUrl, config, events, reuse, log));
     await mergesSettled(client, log);
     const runs = loaded.map(() => ({
       first: [] as LoadFigures[],
