@@ -50,7 +50,8 @@ export function Timeline({ buckets, interval, noun, onPick }: TimelineProps) {
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, points: { show: false } },
         scales: { x: { time: true, range: () => padRange(xs) } },
-        axes: [{ stroke: '#3d4650', grid: { show: false } }, { stroke: '#3d4650', size: 48, grid: { stroke: '#e3e6ea' } }],
+        // The count axis as wide as its longest label (uPlot's fixed default cuts 60,000 to 0,000).
+        axes: [{ stroke: '#3d4650', grid: { show: false } }, { stroke: '#3d4650', size: 24 + 8 * Math.max(...ys, 1).toLocaleString('en').length, grid: { stroke: '#e3e6ea' } }],
         series: [{}, { label: noun, fill: '#1f5fbf', stroke: '#174a94', paths: uPlot.paths.bars!({ size: [0.85, 60], align: 0 }) }],
         hooks: {
           draw: [
