@@ -119,7 +119,8 @@ const addresses = (from: number, count: number) => Array.from({ length: count },
 
 /** Gateway settings: as users run them, or with both limits off. */
 function settings(limited: boolean): Record<string, string> {
-  return limited ? { RATE_LIMIT: DEFAULT_RATE_LIMIT, LOG_LEVEL: 'info' } : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info' };
+  const defaults = { RATE_LIMIT: DEFAULT_RATE_LIMIT, ES_MAX_IN_FLIGHT: String(DEFAULT_ES_MAX_IN_FLIGHT), ES_QUEUE: String(DEFAULT_ES_QUEUE), LOG_LEVEL: 'info' };
+  return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info' };
 }
 
 export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; log: Log }): Promise<OverloadBenchResult> {
