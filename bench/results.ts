@@ -81,7 +81,7 @@ function scaleTable(scale: ScaleBenchResult): string[] {
       ]),
     ),
     '',
-    `**Query power at scale** — \`group_by\` over every event, p99 at the largest size over the smallest: \`kind\` **${scale.groupByKindP99LargestOverSmallest}**, \`occurredAt:day\` **${scale.groupByDayP99LargestOverSmallest}**. \`meta.count\`: the first page's search sent to Elasticsearch directly, uncounted, counted exactly up to 100,000 rows (what the gateway sends) and counted exactly.`,
+    `**Query power at scale** — \`group_by\` over every event, p99 at the largest size over the smallest: \`kind\` **${scale.groupByKindP99LargestOverSmallest}**, \`occurredAt:day\` **${scale.groupByDayP99LargestOverSmallest}**. \`meta.count\`: the first page of \`/v1/events\` (default scope) sent to Elasticsearch directly, uncounted, counted exactly up to 100,000 rows (what the gateway sends) and counted exactly.`,
     '',
     row(['events', 'group_by=kind p50 / p99 ms', 'group_by=occurredAt:day p50 / p99 ms', 'ES first page uncounted p50 / p99 ms', 'counted ≤ 100 k p50 / p99 ms', 'counted exactly p50 / p99 ms']),
     row(['---:', '---:', '---:', '---:', '---:', '---:']),

@@ -9,9 +9,9 @@
  * rounds, and averaged.
  *
  * Query power (issue 15), at each size: `group_by=kind` and `group_by=occurredAt:day` over every
- * event, and what `meta.count` costs: the first page's Elasticsearch request sent directly with
- * no count, with the gateway's count (exact up to 100,000 rows, a lower bound beyond) and with
- * an exact count of every row.
+ * event, and what `meta.count` costs: the first page of the default scope as Elasticsearch
+ * request sent directly with no count, with the gateway's count (exact up to 100,000 rows, a
+ * lower bound beyond) and with an exact count of every row.
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -115,7 +115,8 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
   log(`events ${label}: loading (${prefix}) ...`);
   // `reuse`: keep a generation of this bundle that is already live (the loader's no-op).
   const loaded = await runLoader(dir, esUrl, config, prefix, !reuse);
-  const index = indexName(prefix, 'events', (await liveGeneration(client, prefix))!.generation);
+  const generation = (await liveGeneration(client, prefix))!;
+  const index = indexName(prefix, 'events', generation.generation);
   const total = (await client.count({ index })).count;
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix });
   const deepOffset = Math.min(DEEP_ROWS, Math.floor(total / 2));
@@ -135,17 +136,20 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
     direct: {
       path: searchPath(index),
       bodies: {
-        none: directBody(false),
-        upTo100k: directBody(TIMELINE_COUNT_UP_TO),
-        exact: directBody(true),
+        none: directBody(false, generation.currentCycle),
+        upTo100k: directBody(TIMELINE_COUNT_UP_TO, generation.currentCycle),
+        exact: directBody(true, generation.currentCycle),
       },
     },
   };
 }
 
-/** The body the gateway sends for the first page of `/v1/events?cycles=all`, counting as told. */
-function directBody(count: boolean | number): string {
-  return JSON.stringify(toEventListBody({ environment: 'stillness', scope: { kind: 'all' }, limit: LIMIT }, 0, { count }));
+/**
+ * The body the gateway sends for the first page of `/v1/events` (default scope: the current
+ * cycle and uncycled rows, a conjunction Elasticsearch must walk to count), counting as told.
+ */
+function directBody(count: boolean | number, currentCycle: number): string {
+  return JSON.stringify(toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, currentCycle, { count }));
 }
 
 /** The mean of each figure over the rounds. */
