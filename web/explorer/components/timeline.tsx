@@ -11,6 +11,9 @@ import 'uplot/dist/uPlot.min.css';
 import type { Group } from '../api.ts';
 
 export type Interval = 'day' | 'week' | 'month';
+
+/** Tick steps of the count axis: 1, 2, 5, 10, 20, 50 … */
+const COUNT_STEPS = Array.from({ length: 24 }, (_, i) => [1, 2, 5][i % 3]! * 10 ** Math.floor(i / 3));
 export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
 
 /** The first instant after the bucket that starts on `key` (YYYY-MM-DD, UTC). */
@@ -51,7 +54,11 @@ export function Timeline({ buckets, interval, noun, onPick }: TimelineProps) {
         cursor: { drag: { x: false, y: false }, points: { show: false } },
         scales: { x: { time: true, range: () => padRange(xs) } },
         // The count axis as wide as its longest label (uPlot's fixed default cuts 60,000 to 0,000).
-        axes: [{ stroke: '#3d4650', grid: { show: false } }, { stroke: '#3d4650', size: 24 + 8 * Math.max(...ys, 1).toLocaleString('en').length, grid: { stroke: '#e3e6ea' } }],
+        // Counts are whole numbers: integer ticks only.
+        axes: [
+          { stroke: '#3d4650', grid: { show: false } },
+          { stroke: '#3d4650', size: 24 + 8 * Math.max(...ys, 1).toLocaleString('en').length, grid: { stroke: '#e3e6ea' }, incrs: COUNT_STEPS, values: (_u, ticks) => ticks.map((tick) => tick.toLocaleString('en')) },
+        ],
         series: [{}, { label: noun, fill: '#1f5fbf', stroke: '#174a94', paths: uPlot.paths.bars!({ size: [0.85, 60], align: 0 }) }],
         hooks: {
           draw: [
