@@ -2,8 +2,11 @@
  * Facet chips from a `group_by` answer: one chip per group with its count; a chip toggles its
  * key in the filter's `|`-separated list (several values are OR, as the API takes them).
  * Groups with key null (rows without a value) are shown but cannot be picked: no filter
- * selects "no value".
+ * selects "no value". The first chips only until asked for all (a facet may have 200 groups).
  */
+
+const FIRST_CHIPS = 12;
+import { useState } from 'preact/hooks';
 import type { Envelope, Group } from '../api.ts';
 import { formatHash } from '../route.ts';
 
@@ -23,6 +26,7 @@ export interface FacetProps {
 }
 
 export function Facet({ title, param, groups, view, params, single, join = '|', unknownLabel = 'no value' }: FacetProps) {
+  const [expanded, setExpanded] = useState(false);
   if (!groups) return null;
   const picked = (params[param] ?? '').split(join).filter(Boolean);
   const total = groups.meta.groupsCount ?? groups.data.length;
@@ -38,7 +42,7 @@ export function Facet({ title, param, groups, view, params, single, join = '|', 
         {total > groups.data.length ? <span class="muted"> (top {groups.data.length} of {total})</span> : null}
       </h3>
       <ul class="chips">
-        {groups.data.map((group) => {
+        {groups.data.slice(0, expanded ? undefined : FIRST_CHIPS).map((group) => {
           const key = group.key === null ? null : String(group.key);
           const label = key === null ? unknownLabel : group.label && group.label !== key ? `${group.label}` : key;
           const on = key !== null && picked.includes(key);
@@ -57,6 +61,11 @@ export function Facet({ title, param, groups, view, params, single, join = '|', 
           );
         })}
       </ul>
+      {groups.data.length > FIRST_CHIPS ? (
+        <button type="button" class="link small" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+          {expanded ? 'Show fewer' : `Show all ${groups.data.length}`}
+        </button>
+      ) : null}
     </section>
   );
 }
