@@ -151,6 +151,25 @@ export function regroup(groups: Groups['groups'], mapKey: (key: GroupKey) => Gro
   return { groups: rankGroups(all, limit), groupsCount: all.length, groupsCountIsExact: true };
 }
 
+/**
+ * The kind of each source id as an entity's sources give it (`entity_sources`), for sources the
+ * `sources` file does not list: the most common kind per id.
+ */
+export function toSourceKindsBody(sourceIds: readonly string[]): SearchBody {
+  return {
+    query: { terms: { sourceId: [...sourceIds] } },
+    size: 0,
+    track_total_hits: false,
+    aggs: { ids: { terms: { field: 'sourceId', size: sourceIds.length }, aggs: { kind: { terms: { field: 'kind', size: 1 } } } } },
+  };
+}
+
+/** Source id → kind from a `toSourceKindsBody` answer. */
+export function readSourceKinds(aggregations: unknown): Map<string, string> {
+  const ids = (aggregations as { ids: { buckets: { key: string; kind: { buckets: { key: string }[] } }[] } }).ids.buckets;
+  return new Map(ids.flatMap((b) => (b.kind.buckets[0] ? [[b.key, b.kind.buckets[0].key] as const] : [])));
+}
+
 /** The aggregation request of a histogram: non-empty UTC calendar buckets keyed by their first day. */
 export function toHistogramBody(query: Query | undefined, histogram: HistogramField): SearchBody {
   return {

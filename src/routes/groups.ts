@@ -6,7 +6,18 @@
  */
 import type { IndexName } from '../indices/all.ts';
 import type { Row } from '../indices/description.ts';
-import { type GroupKey, type Groups, type GroupField, readGroups, readHistogram, regroup, toGroupsBody, toHistogramBody } from '../query/groups.ts';
+import {
+  type GroupField,
+  type GroupKey,
+  type Groups,
+  readGroups,
+  readHistogram,
+  readSourceKinds,
+  regroup,
+  toGroupsBody,
+  toHistogramBody,
+  toSourceKindsBody,
+} from '../query/groups.ts';
 import type { Reader } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
@@ -37,10 +48,21 @@ async function labelled(reader: Reader, field: GroupField, groups: Groups['group
   }));
 }
 
-/** Facts' source kinds: the kind of each source id a group names. */
+/**
+ * Facts' source kinds: the kind of each source id a group names, from the sources file, else
+ * from the entities' own sources (a source may be listed only there, as the explorer shows it).
+ */
 async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, string>> {
   const rows = await reader.getMany<{ row: Row }>('sources', ids);
-  return new Map(rows.map(({ row }) => [row.id as string, String(row.sourceKind ?? row.kind ?? '')]));
+  const kinds = new Map(rows.flatMap(({ row }) => {
+    const kind = row.sourceKind ?? row.kind;
+    return typeof kind === 'string' && kind !== '' ? [[row.id as string, kind] as const] : [];
+  }));
+  const missing = ids.filter((id) => !kinds.has(id));
+  if (missing.length === 0) return kinds;
+  const response = await reader.search('entity_sources', toSourceKindsBody(missing));
+  for (const [id, kind] of readSourceKinds(response.aggregations)) kinds.set(id, kind);
+  return kinds;
 }
 
 export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: PageRequest<any>, groups: GroupRequest): Promise<void> {

@@ -14,7 +14,7 @@ import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
 import { toAutocompleteBody } from '../../src/query/autocomplete.ts';
-import { toGroupsBody, toHistogramBody } from '../../src/query/groups.ts';
+import { toGroupsBody, toHistogramBody, toSourceKindsBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/queries');
@@ -59,6 +59,7 @@ describe('query bodies', () => {
     toKillmailListBody,
     toGroupsBody,
     toHistogramBody,
+    toSourceKindsBody,
     toAutocompleteBody,
   });
 

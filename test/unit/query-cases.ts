@@ -33,6 +33,7 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['groups-killmails-killer', 'killmails', b.toGroupsBody!(b.toKillmailListBody!({ ...list, npc: true }, 6).query, { name: 'killer', field: 'killerId', type: 'keyword', labels: 'entities' }, 200)],
     ['groups-entities-cycle', 'entities', b.toGroupsBody!(b.toEntityListBody!(list, 6).query, { name: 'cycle', field: 'cycle', type: 'integer', none: 0 }, 20)],
     ['histogram-events-week', 'events', b.toHistogramBody!(b.toEventListBody!({ ...list, scope: { kind: 'all' } }, 6).query, { name: 'occurredAt:week', field: 'occurredAt', interval: 'week' })],
+    ['source-kinds', 'entity_sources', b.toSourceKindsBody!(['source:community:reports:stillness', 'source:x'])],
     ['autocomplete', 'entities', b.toAutocompleteBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character'] }, 6)],
     ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
