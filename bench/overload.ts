@@ -143,7 +143,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   try {
     groupBy = (await fetch(`${gateway.url}${facets[0]}`)).status === 200;
     // Three searches to one facet, interleaved; searches only where group_by does not exist yet.
-    mix = groupBy ? searches.flatMap((s, i) => (i % 3 === 2 ? [s, facets[i % facets.length]!] : [s])) : searches;
+    mix = groupBy ? searches.flatMap((s, i) => (i % 3 === 2 ? [s, facets[Math.floor(i / 3) % facets.length]!] : [s])) : searches;
     log(`overload: mix of ${mix.length} paths (group_by ${groupBy ? 'included' : 'not served: searches only'})`);
     await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 4);
     unloaded = await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 2, 1);

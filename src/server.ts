@@ -18,6 +18,7 @@ import { createAdmission } from './search/admission.ts';
 import { createClient } from './search/client.ts';
 import { createOutageLog } from './search/outage-log.ts';
 import { createSearchService } from './search/search-service.ts';
+import { META_INDEX } from './indices/generation.ts';
 
 export interface RunningServer {
   server: Server;
@@ -58,7 +59,9 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       if (ok) outages.succeeded();
     },
     onError: (error, index) => outages.failed(error, index),
-    admit: admission && ((call) => admission.run(call)),
+    // The live-generation lookup (once a second, shared by every request meanwhile) is never
+    // queued or refused: every request waits on it, and its refusal would fail them all.
+    admit: admission && ((call, index) => (index === META_INDEX ? call() : admission.run(call))),
   });
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
   observeEs = metrics.observeEs;

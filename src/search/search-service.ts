@@ -74,8 +74,8 @@ export interface SearchServiceOptions {
   /** Logs an ES failure with its reason (never sent to clients). */
   onError?: (error: unknown, index: string) => void;
   liveCacheMs?: number;
-  /** Admission control (admission.ts): runs each ES request when a slot is free, or throws `overloaded`. */
-  admit?: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Admission control (admission.ts): runs each ES request (on `index`) when a slot is free, or throws `overloaded`. */
+  admit?: <T>(call: () => Promise<T>, index: string) => Promise<T>;
 }
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
@@ -84,7 +84,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   let lastLive: GenerationDoc | undefined;
 
   // Admitted first, then timed: time spent waiting for a slot is not Elasticsearch's.
-  const timed = <T>(index: string, call: () => Promise<T>): Promise<T> => (admit ? admit(() => timedCall(index, call)) : timedCall(index, call));
+  const timed = <T>(index: string, call: () => Promise<T>): Promise<T> => (admit ? admit(() => timedCall(index, call), index) : timedCall(index, call));
 
   async function timedCall<T>(index: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
