@@ -3,7 +3,7 @@
 # podman-compose and the override docker-compose.local.yml (Elasticsearch and Node images built
 # FROM localhost/debian:bookworm), then asks the gateway for /v1/ready, /v1/entities?limit=1 and
 # /v1/exports/manifest.json, and tears everything down (containers, network, volumes; the built
-# images stay as a cache). Exit 0 when all three answer as they should.
+# images stay as a cache). Exit 0 when all three answer as they should and the explorer page is served.
 #
 # Needs Podman with the base image (../shared/tools/container-engine.sh up provides both on the
 # project's machines) and Python 3 for podman-compose, installed into .cache/ (a virtualenv).
@@ -106,7 +106,7 @@ for attempt in $(seq 1 90); do
   sleep 2
 done
 
-# 5. The three answers.
+# 5. Three answers and the explorer page.
 failures=0
 check() {
   local route=$1 expect=$2 body
@@ -120,6 +120,13 @@ check() {
 check /v1/ready '(b) => b.data.status === "ready" && b.data.generation !== null'
 check '/v1/entities?limit=1' '(b) => Array.isArray(b.data) && b.data.length === 1 && typeof b.data[0].id === "string"'
 check /v1/exports/manifest.json '(m) => m.schemaVersion === "registry.export_manifest.v1" && Array.isArray(m.files) && m.files.length > 0'
+# The explorer page, built into the image by the Dockerfile's pages stage.
+if curl -fsS --max-time 10 "$gateway/explorer/" | grep -q '<script'; then
+  say "ok   /explorer/"
+else
+  say "FAIL /explorer/: the built page is not served"
+  failures=$((failures + 1))
+fi
 
 say "$( [ "$failures" = 0 ] && echo passed || echo "$failures check(s) failed") in $((SECONDS - started)) s (gateway $gateway)"
 exit $((failures > 0))
