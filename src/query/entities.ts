@@ -6,7 +6,7 @@
  * id; with `q` they are in relevance order, ties by id. `sort` picks another of `ENTITY_SORTS`.
  */
 import { entities } from '../indices/entities.ts';
-import { type ListSpec, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
+import { type ListSpec, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
 import type { AnyOf, Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { BY_RELEVANCE, toSearchQuery } from './search.ts';
@@ -33,12 +33,12 @@ const BY_LABEL = toSort(entities, entities.sort);
  * Most recently updated first. Rows without `updatedAt` sort as the epoch (`missing: 0`), last:
  * a position then holds a real instant, which `missing: _last` would not give back.
  */
-const BY_UPDATE = [{ updatedAt: { order: 'desc', format: 'strict_date_optional_time_nanos', missing: 0 } }, { id: { order: 'asc' } }] as const;
+const BY_UPDATE: ListSpec['sort'] = [{ updatedAt: { order: 'desc', format: NANOS_FORMAT, missing: 0 } }, { id: { order: 'asc' } }];
 
 /** The sort clauses of an entity-list order (the label sort of the index searched). */
 export function entitySort(sort: EntitySort, byLabel: ListSpec['sort']): ListSpec['sort'] {
   if (sort === 'relevance') return BY_RELEVANCE;
-  return sort === 'updatedAt:desc' ? (BY_UPDATE as unknown as ListSpec['sort']) : byLabel;
+  return sort === 'updatedAt:desc' ? BY_UPDATE : byLabel;
 }
 
 /** A list spec with `q` scoring (when given) and the requested order. */

@@ -12,7 +12,7 @@ export type Query = estypes.QueryDslQueryContainer;
 export type SearchBody = Omit<estypes.SearchRequest, 'index'>;
 
 /** Sort values of `date_nanos` fields come back as text in this format: exact, unlike epoch nanos in a JS number. */
-const NANOS_FORMAT = 'strict_date_optional_time_nanos';
+export const NANOS_FORMAT = 'strict_date_optional_time_nanos';
 
 function fieldType(description: Pick<IndexDescription<any>, 'mapping'>, field: string): string | undefined {
   return (description.mapping.mappings.properties[field] as { type?: string } | undefined)?.type;

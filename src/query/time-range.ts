@@ -10,7 +10,7 @@
  */
 import { ApiError } from '../errors.ts';
 import { INSTANT_MAX, INSTANT_MIN } from '../indices/instant.ts';
-import type { Query } from './list.ts';
+import { NANOS_FORMAT, type Query } from './list.ts';
 
 /** A bound as `date_nanos` text, and whether the given instant fell exactly on a nanosecond. */
 export interface TimeBound {
@@ -48,7 +48,7 @@ export function toTimeBound(name: string, text: string): TimeBound {
 /** The range filter of `since` (inclusive) and `until` (exclusive) on an instant field, if either is given. */
 export function toTimeRange(field: string, since: TimeBound | undefined, until: TimeBound | undefined): Query[] {
   if (since === undefined && until === undefined) return [];
-  const range: Record<string, string> = { format: 'strict_date_optional_time_nanos' };
+  const range: Record<string, string> = { format: NANOS_FORMAT };
   if (since !== undefined) range[since.onNanosecond ? 'gte' : 'gt'] = since.at;
   if (until !== undefined) range[until.onNanosecond ? 'lt' : 'lte'] = until.at;
   return [{ range: { [field]: range } }];

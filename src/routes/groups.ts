@@ -39,7 +39,12 @@ async function labelled(reader: Reader, field: GroupField, groups: Groups['group
     const { index, label } = LABELS[field.labels];
     const ids = groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : []));
     const rows = await reader.getMany<{ row: Row }>(index, ids);
-    labels = new Map(rows.flatMap(({ row }) => (typeof label(row) === 'string' && label(row) !== '' ? [[row.id as string, label(row) as string]] : [])));
+    labels = new Map(
+      rows.flatMap(({ row }) => {
+        const text = label(row);
+        return typeof text === 'string' && text !== '' ? [[row.id as string, text] as const] : [];
+      }),
+    );
   }
   return groups.map(({ key, count }) => ({
     key,
@@ -74,8 +79,7 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   if (by.kind === 'histogram') {
     const response = await reader.search(request.index, toHistogramBody(query, by.field));
     const data = readHistogram(response.aggregations, by.field);
-    const meta = { ...listMeta(deps.meta, countOf(response.hits.total)), groupsCount: data.length, groupsCountIsExact: true };
-    ctx.body = toEnvelope(data, meta);
+    ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, { groups: data, groupsCount: data.length, groupsCountIsExact: true }));
     return;
   }
 
