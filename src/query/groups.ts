@@ -115,10 +115,22 @@ function keyOf(group: GroupField, bucket: { key: string | number; key_as_string?
   return bucket.key;
 }
 
+/**
+ * Keys in Elasticsearch's order, the unknown one last: text by its UTF-8 bytes, as a terms
+ * aggregation orders it (JS's `<` compares UTF-16 units, which puts U+E000–U+FFFF after the
+ * characters beyond U+FFFF), and numbers and booleans by value.
+ */
+export function compareKeys(a: GroupKey, b: GroupKey): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
+}
+
 /** Sorts groups by count descending, then key ascending (the unknown group last among equals), and keeps `limit`. */
 export function rankGroups<G extends { key: GroupKey; count: number }>(groups: G[], limit: number): G[] {
-  const byKey = (a: GroupKey, b: GroupKey) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
-  return groups.sort((a, b) => b.count - a.count || byKey(a.key, b.key)).slice(0, limit);
+  return groups.sort((a, b) => b.count - a.count || compareKeys(a.key, b.key)).slice(0, limit);
 }
 
 /** The groups of a `toGroupsBody` answer: the top `limit`, the unknown group merged in when asked for. */

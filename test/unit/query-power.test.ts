@@ -101,6 +101,13 @@ describe('groups', () => {
     expect(mapped).toEqual({ groups: [{ key: 'chain_event', count: 4 }, { key: 'world_api', count: 3 }, { key: null, count: 1 }], groupsCount: 3, groupsCountIsExact: true });
     expect(regroup([{ key: 'gone', count: 1 }], () => null, 200, false).groups).toEqual([]);
   });
+
+  it('orders equal counts by the UTF-8 bytes of the keys, as Elasticsearch does, not by UTF-16 units', () => {
+    // U+E000 is EE 80 80 in UTF-8 and U+1F600 is F0 9F 98 80; in UTF-16, U+1F600 starts with D83D < E000.
+    const groups = regroup([{ key: '\u{1F600}', count: 1 }, { key: '\uE000', count: 1 }, { key: 'z', count: 1 }], (k) => k, 200, false).groups;
+    expect(groups.map((g) => g.key)).toEqual(['z', '\uE000', '\u{1F600}']);
+    expect(['\u{1F600}', '\uE000'].sort()).toEqual(['\u{1F600}', '\uE000']);
+  });
 });
 
 describe('histograms', () => {
