@@ -143,12 +143,19 @@ function overloadTable(o: OverloadBenchResult): string[] {
     greedyRow('defaults', o.greedy.limited),
     greedyRow('limits off', o.greedy.unlimited),
     '',
-    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (within the budget), 4× capacity together, sending whatever the answers. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without.`,
+    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (Poisson arrivals, within the budget), 4× capacity together, sending whatever the answers. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without${o.crowd.honoring ? `, ${o.crowd.admittedP99OverUnloaded.honoring} with the limits when the clients honour \`Retry-After\`` : ''}.`,
     '',
+    ...(o.bound
+      ? [
+          `The bound from the same run: a closed loop of ${o.bound.atSlots?.connections ?? '—'} connections (admission with that many slots, a queue never empty and refusals free) gave ${o.bound.atSlots?.ofCapacity ?? '—'} of capacity at a p99 ${o.bound.atSlots?.p99OverUnloaded ?? '—'}× unloaded. The load generator took ${o.bound.clientCores.capacity} cores at capacity and ${o.bound.clientCores.crowd} in the crowd.`,
+          '',
+        ]
+      : []),
     row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients']),
     row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---', '---:']),
     crowdRow('defaults', o.crowd.limited),
     crowdRow('limits off', o.crowd.unlimited),
+    ...(o.crowd.honoring ? [crowdRow('defaults, clients honour Retry-After', o.crowd.honoring)] : []),
     '',
     `Request log: \`/v1/health\` ${o.requestLog.health.on} req/s with it on, ${o.requestLog.health.off} off (cost **${Math.round(o.requestLog.health.cost * 100)} %**); \`/v1/entities?limit=20\` ${o.requestLog.entities.on} vs ${o.requestLog.entities.off} (${Math.round(o.requestLog.entities.cost * 100)} %).`,
     '',
