@@ -17,6 +17,8 @@
  * Every answer is read whole; a request without an answer after `timeoutMs` counts as a timeout.
  */
 import { Agent, request } from 'node:http';
+import { createRandom } from '../generator/random.ts';
+import { percentile } from '../scripts/read-load.ts';
 
 export interface ClientPlan {
   name: string;
@@ -53,21 +55,8 @@ export interface ClientFigures {
   refused: { p50: number; p99: number };
 }
 
-/** mulberry32: a small seeded generator of uniform numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
-}
+/** Milliseconds to a tenth, as the figures are reported. */
+const tenth = (ms: number) => Math.round(ms * 10) / 10;
 
 interface State {
   plan: ClientPlan;
@@ -85,7 +74,7 @@ interface State {
   byStatus: Map<number, number>;
   missingRetryAfter: number;
   timeouts: number;
-  networkErrors: number;
+  /** Network errors by code. */
   errorCodes: Map<string, number>;
   okMs: number[];
   refusedMs: number[];
@@ -101,12 +90,12 @@ export interface OpenLoopResult {
 export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds: number, timeoutMs = 15_000): Promise<OpenLoopResult> {
   const { hostname, port } = new URL(baseUrl);
   const states: State[] = plans.map((plan, i) => {
-    const random = seeded(i + 1);
-    const gap = plan.steady ? () => 1 / plan.rate : () => -Math.log(1 - random()) / plan.rate;
+    const random = createRandom(i + 1, 'open-loop');
+    const gap = plan.steady ? () => 1 / plan.rate : () => -Math.log(1 - random.next()) / plan.rate;
     return {
       plan,
       agent: new Agent({ keepAlive: true, maxSockets: plan.maxOutstanding ?? 256 }),
-      nextAt: plan.steady ? random() / plan.rate : gap(),
+      nextAt: plan.steady ? random.next() / plan.rate : gap(),
       gap,
       outstanding: 0,
       sent: 0,
@@ -116,7 +105,6 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
       byStatus: new Map(),
       missingRetryAfter: 0,
       timeouts: 0,
-      networkErrors: 0,
       errorCodes: new Map(),
       okMs: [],
       refusedMs: [],
@@ -162,7 +150,6 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
     req.on('error', (error) => {
       if (!finished && error.message !== 'timeout') {
         const code = (error as NodeJS.ErrnoException).code ?? error.message;
-        state.networkErrors += 1;
         state.errorCodes.set(code, (state.errorCodes.get(code) ?? 0) + 1);
       }
       done();
@@ -205,11 +192,11 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
       byStatus: Object.fromEntries([...s.byStatus].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v])),
       refusalsWithoutRetryAfter: s.missingRetryAfter,
       timeouts: s.timeouts,
-      networkErrors: s.networkErrors,
+      networkErrors: [...s.errorCodes.values()].reduce((n, c) => n + c, 0),
       errorCodes: Object.fromEntries(s.errorCodes),
-      ok: { p50: percentile(ok, 50), p99: percentile(ok, 99), max: Math.round(ok.at(-1) ?? 0) },
-      refused: { p50: percentile(refused, 50), p99: percentile(refused, 99) },
+      ok: { p50: tenth(percentile(ok, 50)), p99: tenth(percentile(ok, 99)), max: Math.round(ok.at(-1) ?? 0) },
+      refused: { p50: tenth(percentile(refused, 50)), p99: tenth(percentile(refused, 99)) },
     };
   });
-  return { clients, ok: { count: all.length, p50: percentile(all, 50), p99: percentile(all, 99) } };
+  return { clients, ok: { count: all.length, p50: tenth(percentile(all, 50)), p99: tenth(percentile(all, 99)) } };
 }

@@ -171,12 +171,8 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     const rounds = new Map<number, (LoadFigures & { clientCores: number })[]>();
     for (let pass = 0; pass < 2; pass += 1) {
       for (const connections of SWEEP) {
-        const cpu = process.cpuUsage();
-        const started = performance.now();
-        const figures = await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 4, connections);
-        const used = process.cpuUsage(cpu);
-        const clientCores = (used.user + used.system) / 1000 / (performance.now() - started);
-        rounds.set(connections, [...(rounds.get(connections) ?? []), { ...figures, clientCores }]);
+        const { result: figures, cores } = await measured(gateway.pid, () => drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 4, connections));
+        rounds.set(connections, [...(rounds.get(connections) ?? []), { ...figures, clientCores: cores.clients }]);
         log(`  ${connections} connections: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, non-2xx ${figures.non2xx}`);
       }
     }
