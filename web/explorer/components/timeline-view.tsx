@@ -4,11 +4,11 @@
  * scope, sort and interval selectors, the timeline of the matching rows, facet chips, the
  * total, the page of rows and the pager. All of it is the URL's state.
  */
-import type { ComponentChildren } from 'preact';
 import { type Envelope, getGroups, getJson, type Group, type Row } from '../api.ts';
 import { formatHash, navigate } from '../route.ts';
 import { Failure, Loading, useAsync } from './async.tsx';
 import { Facet } from './facets.tsx';
+import { type Column, RowsTable } from './rows-table.tsx';
 import { CountLine, Pager } from './pager.tsx';
 import { ScopeControls } from './scope.tsx';
 import { bucketEnd, bucketStart, type Interval, INTERVALS, Timeline } from './timeline.tsx';
@@ -32,7 +32,8 @@ export interface TimelineViewProps {
   /** Facet chips: `single` for filters that take one value (npc). */
   facets: { title: string; field: string; param: string; single?: boolean }[];
   params: Record<string, string>;
-  rows(rows: Row[]): ComponentChildren;
+  /** The columns of the page of rows. */
+  columns: readonly Column<Row>[];
 }
 
 interface Answer {
@@ -53,7 +54,7 @@ async function histogram(path: string, filters: Record<string, string | undefine
   return undefined;
 }
 
-export function TimelineView({ view, path, title, noun, fields, facets, params, rows }: TimelineViewProps) {
+export function TimelineView({ view, path, title, noun, fields, facets, params, columns }: TimelineViewProps) {
   const names = ['environment', 'cycles', 'q', 'since', 'until', ...fields.map((field) => field.param)];
   const filters = Object.fromEntries(names.map((name) => [name, params[name]]));
   const interval = (INTERVALS as readonly string[]).includes(params.interval ?? '') ? (params.interval as Interval) : 'day';
@@ -115,7 +116,9 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
             </aside>
             <div class="results">
               <CountLine count={state.value.page.meta.count} exact={state.value.page.meta.countIsExact} noun={noun} />
-              {state.value.page.data.length === 0 ? <p class="muted">Nothing matches.</p> : rows(state.value.page.data)}
+              {state.value.page.data.length === 0 ? <p class="muted">Nothing matches.</p> : (
+                <RowsTable class="rows" testid="rows" columns={columns} rows={state.value.page.data} rowKey={(row) => String(row.id)} rowAttributes={(row) => ({ 'data-id': row.id })} />
+              )}
               <Pager view={view} params={params} nextCursor={state.value.page.nextCursor} rows={state.value.page.data.length} />
             </div>
           </div>

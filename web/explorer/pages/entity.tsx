@@ -8,6 +8,7 @@ import { type Envelope, getAll, getGroups, getJson, type Group, type Row, seg } 
 import { Failure, Loading, useAsync } from '../components/async.tsx';
 import { Confidence, ConfidenceLegend } from '../components/confidence.tsx';
 import { Facet } from '../components/facets.tsx';
+import { type Column, RowsTable } from '../components/rows-table.tsx';
 import { formatHash, hrefOf } from '../route.ts';
 import { ArtefactOpener, Value } from './record.tsx';
 
@@ -170,39 +171,24 @@ function ActorLinks({ entity }: { entity: Row }) {
 
 function FactsTable({ facts, kindOf }: { facts: Row[]; kindOf(fact: Row): string }) {
   if (facts.length === 0) return <p class="muted">No facts.</p>;
+  const columns: Column<Row>[] = [
+    { title: 'Key', cell: (fact) => String(fact.key), rowHeader: true },
+    { title: 'Value', cell: (fact) => <Value value={fact.value} />, attributes: { class: 'value' } },
+    { title: 'Confidence', cell: (fact) => <Confidence value={fact.confidence} />, attributes: { class: 'confidence' } },
+    { title: 'Source kind', cell: kindOf, attributes: { class: 'source-kind' } },
+    { title: 'Source', cell: (fact) => (fact.sourceId ? <a href={hrefOf(String(fact.sourceId))}>{String(fact.sourceId)}</a> : '—'), attributes: { class: 'source' } },
+    { title: 'Cycle', cell: (fact) => (fact.cycle === undefined || fact.cycle === null ? 'uncycled' : String(fact.cycle)), attributes: { class: 'cycle' } },
+    { title: 'Review', cell: (fact) => String(fact.reviewStatus ?? '—'), attributes: { class: 'review' } },
+  ];
   return (
-    <div class="scroll">
-      <table class="facts" data-testid="facts">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Value</th>
-            <th scope="col">Confidence</th>
-            <th scope="col">Source kind</th>
-            <th scope="col">Source</th>
-            <th scope="col">Cycle</th>
-            <th scope="col">Review</th>
-          </tr>
-        </thead>
-        <tbody>
-          {facts.map((fact) => (
-            <tr key={`${fact.key}|${fact.sourceId}`} data-key={fact.key} data-source={fact.sourceId}>
-              <th scope="row">{String(fact.key)}</th>
-              <td class="value">
-                <Value value={fact.value} />
-              </td>
-              <td class="confidence">
-                <Confidence value={fact.confidence} />
-              </td>
-              <td class="source-kind">{kindOf(fact)}</td>
-              <td class="source">{fact.sourceId ? <a href={hrefOf(String(fact.sourceId))}>{String(fact.sourceId)}</a> : '—'}</td>
-              <td class="cycle">{fact.cycle === undefined || fact.cycle === null ? 'uncycled' : String(fact.cycle)}</td>
-              <td class="review">{String(fact.reviewStatus ?? '—')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowsTable
+      class="facts"
+      testid="facts"
+      columns={columns}
+      rows={facts}
+      rowKey={(fact) => `${fact.key}|${fact.sourceId}`}
+      rowAttributes={(fact) => ({ 'data-key': fact.key, 'data-source': fact.sourceId })}
+    />
   );
 }
 

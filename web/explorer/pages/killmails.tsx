@@ -6,6 +6,7 @@
  */
 import type { Row } from '../api.ts';
 import { Confidence } from '../components/confidence.tsx';
+import type { Column } from '../components/rows-table.tsx';
 import { TimelineView } from '../components/timeline-view.tsx';
 import { formatHash, hrefOf } from '../route.ts';
 
@@ -22,54 +23,29 @@ const FACETS = [
   { title: 'System', field: 'system', param: 'system' },
 ];
 
-export function KillmailsPage({ params }: { params: Record<string, string> }) {
-  return <TimelineView view="killmails" path="/v1/killmails" title="Killmails" noun="killmail" fields={FIELDS} facets={FACETS} params={params} rows={(rows) => <KillmailRows rows={rows} />} />;
-}
+const COLUMNS: Column<Row>[] = [
+  { title: 'Occurred (UTC)', cell: (row) => <time>{String(row.occurredAt ?? '')}</time> },
+  { title: 'System', cell: (row) => <Actor row={row} role="system" /> },
+  { title: 'Victim', cell: (row) => <Actor row={row} role="victim" /> },
+  { title: 'Killer', cell: (row) => <Actor row={row} role="killer" />, attributes: { 'data-role': 'killer' } },
+  { title: 'Loss', cell: (row) => String(row.lossType ?? '') },
+  {
+    title: 'Killmail',
+    cell: (row) => (
+      <>
+        <a href={hrefOf(String(row.id))} class="id row-id" title={String(row.id)}>
+          {String(row.id)}
+        </a>{' '}
+        <a href={formatHash('killmails', {}, String(row.id), 'raw')} class="small">
+          raw
+        </a>
+      </>
+    ),
+  },
+];
 
-function KillmailRows({ rows }: { rows: Row[] }) {
-  return (
-    <div class="scroll">
-      <table class="rows" data-testid="rows">
-        <thead>
-          <tr>
-            <th scope="col">Occurred (UTC)</th>
-            <th scope="col">System</th>
-            <th scope="col">Victim</th>
-            <th scope="col">Killer</th>
-            <th scope="col">Loss</th>
-            <th scope="col">Killmail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={String(row.id)} data-id={row.id}>
-              <td>
-                <time>{String(row.occurredAt ?? '')}</time>
-              </td>
-              <td>
-                <Actor row={row} role="system" />
-              </td>
-              <td>
-                <Actor row={row} role="victim" />
-              </td>
-              <td data-role="killer">
-                <Actor row={row} role="killer" />
-              </td>
-              <td>{String(row.lossType ?? '')}</td>
-              <td>
-                <a href={hrefOf(String(row.id))} class="id row-id" title={String(row.id)}>
-                  {String(row.id)}
-                </a>{' '}
-                <a href={formatHash('killmails', {}, String(row.id), 'raw')} class="small">
-                  raw
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+export function KillmailsPage({ params }: { params: Record<string, string> }) {
+  return <TimelineView view="killmails" path="/v1/killmails" title="Killmails" noun="killmail" fields={FIELDS} facets={FACETS} params={params} columns={COLUMNS} />;
 }
 
 /**

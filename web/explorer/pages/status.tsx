@@ -5,6 +5,7 @@
  */
 import { ApiFailure, getJson, type Row } from '../api.ts';
 import { Failure, Loading, useAsync } from '../components/async.tsx';
+import { type Column, RowsTable } from '../components/rows-table.tsx';
 
 interface Status {
   ready: Row;
@@ -96,34 +97,7 @@ function Panels({ status }: { status: Status }) {
         {freshness instanceof Error ? (
           <Failure error={freshness} />
         ) : (
-          <div class="scroll">
-            <table class="rows">
-              <thead>
-                <tr>
-                  <th scope="col">Source</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Now</th>
-                  <th scope="col">Age</th>
-                  <th scope="col">Errors</th>
-                </tr>
-              </thead>
-              <tbody>
-                {freshness.map((row, index) => (
-                  <tr key={index}>
-                    <td class="wrap">
-                      <code class="id">{String(row.source)}</code>
-                    </td>
-                    <td>{String(row.environment ?? '')}</td>
-                    <td>
-                      <StatusWord value={row.stalenessNow} />
-                    </td>
-                    <td>{age(row.ageSeconds)}</td>
-                    <td>{row.errorCount ? <span title={String(row.lastErrorSummary ?? '')}>{String(row.errorCount)} · {String(row.lastErrorSummary ?? '')}</span> : '0'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RowsTable class="rows" columns={FRESHNESS} rows={freshness} rowKey={(_, index) => index} />
         )}
       </section>
 
@@ -153,38 +127,35 @@ function Panels({ status }: { status: Status }) {
               Full coverage proven: <StatusWord value={coverage.fullCoverageProven ? 'ready' : 'degraded'} /> · {String(coverage.indexedTargets ?? 0)} of {String(coverage.targetCount ?? 0)} targets
               indexed, {String(coverage.erroredTargets ?? 0)} errored, {String(coverage.rangeBlockedTargets ?? 0)} range-blocked, {String(coverage.notSeenTargets ?? 0)} not seen.
             </p>
-            <div class="scroll">
-              <table class="rows">
-                <thead>
-                  <tr>
-                    <th scope="col">Target</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Rows</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {((coverage.targets as Row[] | undefined) ?? []).map((target, index) => (
-                    <tr key={index}>
-                      <td class="wrap">
-                        <code class="id">{String(target.moduleName ?? target.objectType ?? target.source ?? target.cursorId ?? '')}</code>
-                      </td>
-                      <td>{String(target.kind ?? '')}</td>
-                      <td>
-                        <StatusWord value={target.status} />
-                      </td>
-                      <td class="num">{target.rowsProcessed === undefined ? '—' : Number(target.rowsProcessed).toLocaleString('en')}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <RowsTable class="rows" columns={COVERAGE} rows={(coverage.targets as Row[] | undefined) ?? []} rowKey={(_, index) => index} />
           </>
         )}
       </section>
     </div>
   );
 }
+
+const FRESHNESS: Column<Row>[] = [
+  { title: 'Source', cell: (row) => <code class="id">{String(row.source)}</code>, attributes: { class: 'wrap' } },
+  { title: 'Environment', cell: (row) => String(row.environment ?? '') },
+  { title: 'Now', cell: (row) => <StatusWord value={row.stalenessNow} /> },
+  { title: 'Age', cell: (row) => age(row.ageSeconds) },
+  {
+    title: 'Errors',
+    cell: (row) => (row.errorCount ? <span title={String(row.lastErrorSummary ?? '')}>{String(row.errorCount)} · {String(row.lastErrorSummary ?? '')}</span> : '0'),
+  },
+];
+
+const COVERAGE: Column<Row>[] = [
+  {
+    title: 'Target',
+    cell: (target) => <code class="id">{String(target.moduleName ?? target.objectType ?? target.source ?? target.cursorId ?? '')}</code>,
+    attributes: { class: 'wrap' },
+  },
+  { title: 'Kind', cell: (target) => String(target.kind ?? '') },
+  { title: 'Status', cell: (target) => <StatusWord value={target.status} /> },
+  { title: 'Rows', cell: (target) => (target.rowsProcessed === undefined ? '—' : Number(target.rowsProcessed).toLocaleString('en')), attributes: { class: 'num' } },
+];
 
 function age(seconds: unknown): string {
   if (typeof seconds !== 'number') return '—';
