@@ -72,7 +72,8 @@ export interface Admission {
   run<T>(call: () => Promise<T>): Promise<T>;
   /**
    * Whether a request of `client` would be refused right now (no free slot, and no place in
-   * the queue for it): the HTTP layer then refuses before doing any work for the request.
+   * the queue for it): the HTTP layer then refuses before doing any work for the request. A
+   * `true` is counted in `stats().refused`, as the refusal it leads to.
    */
   full(client: string): boolean;
   stats(): AdmissionStats;
