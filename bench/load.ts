@@ -18,11 +18,11 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
-import { createGenerationIndices, deleteGeneration, dropGenerations, finishGenerationIndices } from '../loader/generations.ts';
+import { createIndex, deleteAllGenerations, deleteGeneration, finishIndices } from '../loader/generations.ts';
 import { type LoadSummary, loadBundle } from '../loader/load-bundle.ts';
 import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
-import { parseIndexName } from '../src/indices/generation.ts';
+import { indexName, parseIndexName } from '../src/indices/generation.ts';
 import { type Log, round } from './support.ts';
 
 const CAPTURE_PREFIX = 'bench-raw';
@@ -106,7 +106,7 @@ export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, 
 /** Step 3: the captured bodies again, pre-built, `RAW_CONCURRENCY` in flight, index by index. */
 async function replay(client: Client, esUrl: string, generation: string, bodies: Captured[]): Promise<{ seconds: Map<string, number>; finishSeconds: number }> {
   await deleteGeneration(client, CAPTURE_PREFIX, generation);
-  await createGenerationIndices(client, CAPTURE_PREFIX, generation);
+  for (const { name, mapping } of INDICES) await createIndex(client, indexName(CAPTURE_PREFIX, name, generation), mapping);
   const seconds = new Map<string, number>();
   for (const { name } of INDICES) {
     // The loader's own bodies, joined into ~5 MB requests and read before the clock starts.
@@ -130,7 +130,7 @@ async function replay(client: Client, esUrl: string, generation: string, bodies:
     seconds.set(name, (performance.now() - started) / 1000);
   }
   const started = performance.now();
-  await finishGenerationIndices(client, CAPTURE_PREFIX, generation, 0);
+  await finishIndices(client, INDICES.map(({ name }) => indexName(CAPTURE_PREFIX, name, generation)), 0, () => {});
   return { seconds, finishSeconds: (performance.now() - started) / 1000 };
 }
 
@@ -142,7 +142,7 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
     const { generation, bodies } = await capture(client, dir, work, config, log);
     log('loader (own process) ...');
     const loaded = await runLoader(dir, esUrl, config, LOADER_PREFIX, true);
-    await dropGenerations(client, LOADER_PREFIX, new Set());
+    await deleteAllGenerations(client, LOADER_PREFIX);
     log(`loader: ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s, peak RSS ${loaded.peakRssMb} MB; raw _bulk ...`);
     const raw = await replay(client, esUrl, generation, bodies);
     const files: FileFigures[] = loaded.files.map((f) => {
@@ -182,7 +182,7 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
       bulkMbPerRequest: round(bytes / bodies.length / 2 ** 20),
     };
   } finally {
-    await dropGenerations(client, CAPTURE_PREFIX, new Set());
+    await deleteAllGenerations(client, CAPTURE_PREFIX);
     await rm(work, { recursive: true, force: true });
   }
 }

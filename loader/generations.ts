@@ -1,40 +1,64 @@
 /**
- * Generation bookkeeping in Elasticsearch: create a generation's indices, read the live
- * generation, move every alias to a new generation in one `updateAliases` call, and drop
- * generations that are no longer kept.
+ * Generation bookkeeping in Elasticsearch: create or clone a generation's indices, finish them
+ * for search, read the live generation and the kept ones, move every alias in one
+ * `updateAliases` call, and drop what no kept generation reads.
+ *
+ * A concrete index may be read by several generations (a reused index), so nothing is deleted
+ * by generation name alone: pruning keeps every index a kept generation document names.
  */
 import type { Client } from '@elastic/elasticsearch';
 import { INDICES } from '../src/indices/all.ts';
 import type { MappingFile } from '../src/indices/description.ts';
-import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, indexName, parseIndexName } from '../src/indices/generation.ts';
+import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex, indexName, parseIndexName } from '../src/indices/generation.ts';
 
-/** Every index of a generation: the row-fed ones and the generation document's own. */
-const ALL_INDICES: readonly { name: string; mapping: MappingFile }[] = [
-  ...INDICES,
-  { name: META_INDEX, mapping: META_MAPPING },
-];
+/** Settings of an index being loaded: no replicas, no refresh, an asynchronous translog (a failed load is deleted and run again). */
+const LOADING = { number_of_replicas: 0, refresh_interval: '-1', 'translog.durability': 'async' } as const;
+
+/** Creates an empty index tuned for bulk loading. */
+export async function createIndex(client: Client, index: string, mapping: MappingFile, shards = 1): Promise<void> {
+  await client.indices.create({
+    index,
+    settings: { ...mapping.settings, number_of_shards: shards, ...LOADING },
+    mappings: mapping.mappings as never,
+  });
+}
 
 /**
- * Creates empty indices for a generation, tuned for bulk loading: no replicas, no refresh,
- * and an asynchronous translog (a crash mid-load loses nothing that matters: a failed load
- * is deleted and run again; durability is restored before the swap).
+ * Clones a finished index (write-blocked, see `finishIndices`): Elasticsearch hard-links its
+ * segments, so the copy costs seconds whatever its size, and is then loaded like a new index.
  */
-export async function createGenerationIndices(client: Client, prefix: string, generation: string): Promise<void> {
-  for (const { name, mapping } of ALL_INDICES) {
-    await client.indices.create({
-      index: indexName(prefix, name, generation),
-      settings: { ...mapping.settings, number_of_replicas: 0, refresh_interval: '-1', 'translog.durability': 'async' },
-      mappings: mapping.mappings as never,
-    });
+export async function cloneIndex(client: Client, from: string, to: string): Promise<void> {
+  await client.indices.clone({ index: from, target: to, settings: { ...LOADING, 'index.blocks.write': null } as never, wait_for_active_shards: 1 });
+}
+
+/** The meta index of a generation, made for its one document. */
+export async function createMetaIndex(client: Client, prefix: string, generation: string): Promise<string> {
+  const index = indexName(prefix, META_INDEX, generation);
+  await client.indices.create({ index, settings: META_MAPPING.settings, mappings: META_MAPPING.mappings as never });
+  return index;
+}
+
+/**
+ * Readies loaded indices for search: replicas and refresh restored, every document visible and
+ * flushed, then write-blocked (no reader ever writes; a later load may clone them). With
+ * replicas, waits until they are allocated (green) — up to `greenTimeout`, after which the load
+ * goes on: every primary is active and the replicas keep recovering.
+ */
+export async function finishIndices(client: Client, indices: string[], replicas: number, warn: (line: string) => void, greenTimeout = '60s'): Promise<void> {
+  if (indices.length === 0) return;
+  await client.indices.putSettings({ index: indices, settings: { refresh_interval: '1s', number_of_replicas: replicas, 'translog.durability': 'request' } });
+  await client.indices.refresh({ index: indices });
+  await client.indices.flush({ index: indices });
+  await client.indices.addBlock({ index: indices.join(','), block: 'write' });
+  if (replicas > 0) {
+    const health = await client.cluster.health({ index: indices, wait_for_status: 'green', timeout: greenTimeout });
+    if (health.timed_out) warn(`replicas of ${indices.length} indices not all allocated after ${greenTimeout} (cluster ${health.status}); going on`);
   }
 }
 
-/** Restores search settings after the load and makes every document visible. */
-export async function finishGenerationIndices(client: Client, prefix: string, generation: string, replicas: number): Promise<void> {
-  const index = ALL_INDICES.map(({ name }) => indexName(prefix, name, generation));
-  await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas, 'translog.durability': 'request' } });
-  await client.indices.refresh({ index });
-  await client.indices.flush({ index });
+/** Sets the replica count of indices reused from an earlier generation (ES_REPLICAS may have changed). */
+export async function setReplicas(client: Client, indices: string[], replicas: number): Promise<void> {
+  if (indices.length) await client.indices.putSettings({ index: indices, settings: { number_of_replicas: replicas } });
 }
 
 /** The live generation's document, or undefined when nothing is live. */
@@ -43,9 +67,23 @@ export async function liveGeneration(client: Client, prefix: string): Promise<Ge
   return response.hits?.hits[0]?._source;
 }
 
-/** Points every alias at `generation` at once: readers see the old set or the new one, never a mix. */
-export async function swapAliases(client: Client, prefix: string, generation: string): Promise<void> {
-  const names = ALL_INDICES.map(({ name }) => name);
+/** Every generation document under this prefix, newest first. */
+export async function generationDocs(client: Client, prefix: string): Promise<GenerationDoc[]> {
+  const response = await client.search<GenerationDoc>(
+    { index: `${prefix}-${META_INDEX}-*`, size: 1000, sort: [{ generation: 'desc' }], expand_wildcards: 'all' },
+    { ignore: [404] },
+  );
+  return (response.hits?.hits ?? []).flatMap((hit) => (hit._source ? [hit._source] : []));
+}
+
+/** Every index a generation reads: its row-fed indices and its own meta index. */
+export function indicesOf(prefix: string, doc: Pick<GenerationDoc, 'generation' | 'indices'>): string[] {
+  return [...INDICES.map(({ name }) => concreteIndex(prefix, doc, name)), indexName(prefix, META_INDEX, doc.generation)];
+}
+
+/** Points every alias at `doc`'s indices at once: readers see the old set or the new one, never a mix. */
+export async function swapAliases(client: Client, prefix: string, doc: Pick<GenerationDoc, 'generation' | 'indices'>): Promise<void> {
+  const names = [...INDICES.map(({ name }) => name), META_INDEX];
   const current = await client.indices.getAlias({ name: names.map((n) => aliasName(prefix, n)) }, { ignore: [404] });
   const actions: object[] = [];
   for (const [index, { aliases }] of Object.entries(current ?? {})) {
@@ -53,34 +91,47 @@ export async function swapAliases(client: Client, prefix: string, generation: st
       if (parseIndexName(prefix, index)) actions.push({ remove: { index, alias } });
     }
   }
-  for (const name of names) actions.push({ add: { index: indexName(prefix, name, generation), alias: aliasName(prefix, name) } });
+  for (const name of names) {
+    const index = name === META_INDEX ? indexName(prefix, META_INDEX, doc.generation) : concreteIndex(prefix, doc, name);
+    actions.push({ add: { index, alias: aliasName(prefix, name) } });
+  }
   await client.indices.updateAliases({ actions: actions as never });
 }
 
-/** Generations that have at least one index under this prefix. */
-export async function listGenerations(client: Client, prefix: string): Promise<Map<string, string[]>> {
-  const indices = await client.indices.get({ index: `${prefix}-*`, expand_wildcards: 'all' }, { ignore: [404] });
-  const generations = new Map<string, string[]>();
-  for (const name of Object.keys(indices ?? {})) {
-    const parsed = parseIndexName(prefix, name);
-    if (parsed) generations.set(parsed.generation, [...(generations.get(parsed.generation) ?? []), name]);
-  }
-  return generations;
+const OWN_NAMES = new Set<string>([...INDICES.map(({ name }) => name), META_INDEX]);
+
+/**
+ * Concrete indices of this prefix: generation-named, of a known index (so a prefix `reg` never
+ * touches `reg-x-…` of another prefix `reg-x`, nor the state index).
+ */
+async function prefixIndices(client: Client, prefix: string): Promise<string[]> {
+  const indices = await client.indices.get({ index: `${prefix}-*`, expand_wildcards: 'all', filter_path: '*.settings.index.provided_name' }, { ignore: [404] });
+  return Object.keys(indices ?? {}).filter((name) => OWN_NAMES.has(parseIndexName(prefix, name)?.index ?? ''));
 }
 
-/** Deletes every generation except those kept; returns the deleted generation ids. */
-export async function dropGenerations(client: Client, prefix: string, keep: ReadonlySet<string>): Promise<string[]> {
-  const dropped: string[] = [];
-  for (const [generation, indices] of await listGenerations(client, prefix)) {
-    if (keep.has(generation)) continue;
-    await client.indices.delete({ index: indices, ignore_unavailable: true });
-    dropped.push(generation);
-  }
-  return dropped;
+/**
+ * Keeps the live generation and the newest others up to `keep` in all, deletes the rest:
+ * their documents, and every index of this prefix that no kept generation reads (which also
+ * sweeps what a load that crashed left behind). Returns the generations dropped.
+ */
+export async function pruneGenerations(client: Client, prefix: string, liveId: string, keep: number): Promise<GenerationDoc[]> {
+  const docs = await generationDocs(client, prefix);
+  const kept = [...docs.filter((d) => d.generation === liveId), ...docs.filter((d) => d.generation !== liveId).slice(0, Math.max(0, keep - 1))];
+  const keptIds = new Set(kept.map((d) => d.generation));
+  const needed = new Set(kept.flatMap((d) => indicesOf(prefix, d)));
+  const unused = (await prefixIndices(client, prefix)).filter((index) => !needed.has(index));
+  if (unused.length) await client.indices.delete({ index: unused, ignore_unavailable: true });
+  return docs.filter((d) => !keptIds.has(d.generation));
 }
 
-/** Deletes one generation's indices (a failed load's half-built set). */
+/** Deletes the indices this generation created (a failed load's half-built set); reused ones belong to others. */
 export async function deleteGeneration(client: Client, prefix: string, generation: string): Promise<void> {
-  const indices = (await listGenerations(client, prefix)).get(generation);
-  if (indices) await client.indices.delete({ index: indices, ignore_unavailable: true });
+  const own = (await prefixIndices(client, prefix)).filter((index) => parseIndexName(prefix, index)?.generation === generation);
+  if (own.length) await client.indices.delete({ index: own, ignore_unavailable: true });
+}
+
+/** Deletes every generation of this prefix, live or not (benchmarks and tests start clean with it). */
+export async function deleteAllGenerations(client: Client, prefix: string): Promise<void> {
+  const own = await prefixIndices(client, prefix);
+  if (own.length) await client.indices.delete({ index: own, ignore_unavailable: true });
 }

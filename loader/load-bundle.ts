@@ -2,14 +2,15 @@
  * Loads a bundle as a new generation and makes it live.
  *
  * Order: open and check the manifest → skip if this bundle is already live (unless forced)
- * → create the generation's indices → stream every JSONL file into its index, checking
- * hashes and counts → check the small JSON documents → refresh and prove each index holds
- * one document per distinct id → keep an immutable copy of the files → write the generation
- * document → move all aliases in one call → drop generations older than the previous one.
- * Any failure removes what this load built; the live generation is never touched before
- * the swap.
+ * → plan each index against the live generation (reuse, update or build: plan.ts) → build and
+ * update what changed, streaming each file and checking hashes and counts; reused indices are
+ * not even read → check the small JSON documents → finish the new indices (replicas, refresh,
+ * write block) and prove each holds one document per distinct id → keep an immutable copy of
+ * the files → write the generation document → move all aliases in one call → keep the live
+ * generation and the newest others up to `keep`, drop the rest and every index no kept
+ * generation reads. Any failure — or an abort (SIGTERM) — deletes what this load built; the
+ * live generation is never touched before the swap.
  */
-import { readFile } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
 import type { CycleStart } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
@@ -19,13 +20,19 @@ import { toInstant } from '../src/indices/instant.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
-import { createGenerationIndices, deleteGeneration, dropGenerations, finishGenerationIndices, liveGeneration, swapAliases } from './generations.ts';
+import { createIndex, createMetaIndex, deleteGeneration, finishIndices, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
 import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
+import { type IndexAction, type IndexPlan, planIndices } from './plan.ts';
+import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
+import { RebuildNeeded, updateIndex } from './update-index.ts';
 
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
+
+/** Default primary-shard target: 25 GB of JSONL per shard, inside Elastic's 10–50 GB advice. */
+export const DEFAULT_SHARD_TARGET_BYTES = 25 * 1024 ** 3;
 
 export interface LoadOptions {
   client: Client;
@@ -34,20 +41,40 @@ export interface LoadOptions {
   cycleStarts: readonly CycleStart[];
   /** Overrides the generation's current cycle (else manifest `cycles`, else the data). */
   currentCycle?: number;
-  /** Load even when this bundle is already live. */
+  /** Load even when this bundle is already live, and build every index anew. */
   force?: boolean;
   /** Replicas once loaded (0 on a single node). */
   replicas?: number;
+  /** Generations kept, the live one included (default 2: the live one and the one before). */
+  keep?: number;
+  /** Bytes of JSONL per primary shard. */
+  shardTargetBytes?: number;
+  /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
+  updateMinRows?: number;
+  /** Stops the load: what it built is deleted and it rejects with a LoadError. */
+  signal?: AbortSignal;
   progress?: Progress;
   flushBytes?: number;
   concurrency?: number;
+}
+
+/** One index of the load: what was done with it. */
+export interface IndexResult extends Partial<FileLoadResult> {
+  name: string;
+  index: string;
+  action: IndexAction;
+  /** An update: rows that left the file and were deleted. */
+  removed?: number;
 }
 
 export interface LoadSummary {
   status: 'loaded' | 'unchanged';
   generation: string;
   bundleId: string;
+  /** Files read and indexed (built or updated). */
   files: FileLoadResult[];
+  /** Every index and what was done with it. */
+  indices: IndexResult[];
   counts: Record<string, number>;
   rows: number;
   seconds: number;
@@ -85,8 +112,41 @@ function fileFor(bundle: Bundle, names: readonly string[], extension: string): B
   return undefined;
 }
 
+/** This load's first-seen instant: now, but always after the live generation's (clocks of two machines may disagree). */
+function firstSeenInstant(live: GenerationDoc | undefined, now = Date.now()): string {
+  const after = live?.indexedAt ? (toInstant(live.indexedAt)?.ms ?? 0) + 1 : 0;
+  return toInstant(new Date(Math.max(now, after)).toISOString())!.text;
+}
+
+/** The context documents read of the generation being built (killmails: entities and relations). */
+function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: ReadonlyMap<string, IndexPlan>): LoadContext {
+  const entityIndex = plans.get('entities')!.index;
+  const relationIndex = plans.get('relations')!.index;
+  return {
+    cycleStarts,
+    // Realtime gets: the entities of this generation are readable before any refresh.
+    async lookupEntities(ids) {
+      if (ids.length === 0) return new Map();
+      const response = await client.mget<{ row: Row }>({ index: entityIndex, ids: ids.map(documentId) });
+      return new Map(response.docs.flatMap((d) => ('found' in d && d.found && d._source ? [[String(d._source.row.id), d._source.row] as const] : [])));
+    },
+    // A search: the relations index is refreshed once loaded (see below).
+    async lookupNpcKills(ids) {
+      if (ids.length === 0) return new Set();
+      const response = await client.search({
+        index: relationIndex,
+        size: 0,
+        query: { bool: { filter: [{ terms: { subjectEntityId: ids } }, { term: { predicate: 'killer' } }, { prefix: { objectEntityId: 'enemy:' } }] } },
+        aggs: { kills: { terms: { field: 'subjectEntityId', size: ids.length } } },
+      });
+      const buckets = (response.aggregations?.kills as { buckets: { key: string }[] } | undefined)?.buckets ?? [];
+      return new Set(buckets.map((b) => b.key));
+    },
+  };
+}
+
 export async function loadBundle(dir: string, options: LoadOptions): Promise<LoadSummary> {
-  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, progress = silentProgress } = options;
+  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, keep = 2, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
   const started = performance.now();
   const bundle = await openBundle(dir);
   for (const name of REQUIRED_FILES) {
@@ -96,36 +156,68 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
   const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
   if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
     progress.log(`bundle ${bundle.bundleId.slice(0, 12)} is already live as generation ${live.generation}; nothing to do (--force reloads)`);
-    return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], counts: live.counts, rows: 0, seconds: 0, dropped: [] };
+    return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], indices: [], counts: live.counts, rows: 0, seconds: 0, dropped: [] };
   }
 
   const generation = newGenerationId(bundle.manifestSha256);
+  const indexedAt = firstSeenInstant(live);
   const exportDir = exportDirOf(dataDir, prefix, generation);
-  progress.log(`loading ${bundle.dir} as generation ${generation}`);
+  const planned = planIndices({
+    prefix,
+    generation,
+    descriptions: INDICES,
+    files: bundle.files,
+    schema,
+    live,
+    force,
+    shardTargetBytes,
+    updateMinRows: options.updateMinRows,
+  });
+  const plans = new Map(planned.map((p) => [p.name, p]));
+  progress.log(`loading ${bundle.dir} as generation ${generation} (${planned.map((p) => `${p.name}: ${p.action}`).join(', ')})`);
   const warnings: string[] = [];
   const used = new Set<string>();
+  const stop = () => {
+    if (signal?.aborted) throw new LoadError('interrupted: the load was stopped');
+  };
   try {
-    await createGenerationIndices(client, prefix, generation);
-    const entityIndex = indexName(prefix, 'entities', generation);
-    const context: LoadContext = {
-      cycleStarts,
-      npcKillmails: new Set(),
-      // Realtime gets: the entities of this generation are readable before any refresh.
-      async lookupEntities(ids) {
-        if (ids.length === 0) return new Map();
-        const response = await client.mget<{ row: Row }>({ index: entityIndex, ids: ids.map(documentId) });
-        return new Map(response.docs.flatMap((d) => ('found' in d && d.found && d._source ? [[String(d._source.row.id), d._source.row] as const] : [])));
-      },
-    };
-    const results: FileLoadResult[] = [];
+    const context = loadContext(client, cycleStarts, plans);
+    const results: IndexResult[] = [];
     for (const description of INDICES) {
+      stop();
+      const plan = plans.get(description.name)!;
       const file = fileFor(bundle, description.files, '.jsonl');
-      if (!file) continue;
-      used.add(file.path);
-      const index = indexName(prefix, description.name, generation);
+      if (file) used.add(file.path);
+      if (plan.action === 'reuse') {
+        results.push({ name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 });
+        continue;
+      }
+      if (!file) {
+        await createIndex(client, plan.index, description.mapping);
+        results.push({ name: plan.name, index: plan.index, action: 'build', rows: 0 });
+        continue;
+      }
       const bar = progress.file(file.path, file.rowCount);
-      const result = await loadJsonlFile({ ...options, file, index, description, context, progress: bar });
-      bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds.toFixed(1)} s`);
+      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, signal };
+      const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
+      let result: IndexResult;
+      try {
+        if (plan.action !== 'update') throw new RebuildNeeded('built');
+        const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from! });
+        result = { ...updated, name: plan.name, action: 'update', documents: updated.ids!.seal() };
+      } catch (error) {
+        if (!(error instanceof RebuildNeeded)) throw error;
+        if (plan.action === 'update') {
+          progress.log(`  ${error.message}: rebuilt instead of updated`);
+          await client.indices.delete({ index: plan.index, ignore_unavailable: true });
+        }
+        await createIndex(client, plan.index, description.mapping, plan.shards);
+        result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
+      }
+      // Killmails read the relations of this generation with a search.
+      if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
+      const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
+      bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
       results.push(result);
     }
 
@@ -146,24 +238,30 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
       await verifyOnly(file);
     }
+    stop();
 
-    await finishGenerationIndices(client, prefix, generation, replicas);
+    const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
+    await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`));
+    await setReplicas(client, results.filter((r) => r.action === 'reuse').map((r) => r.index), replicas);
     const counts: Record<string, number> = {};
-    for (const description of INDICES) {
-      const index = indexName(prefix, description.name, generation);
-      const documents = (await client.count({ index })).count;
+    for (const result of results) {
+      if (result.action === 'reuse') {
+        counts[result.name] = result.documents ?? 0;
+        continue;
+      }
+      const documents = (await client.count({ index: result.index })).count;
       // Every row was acknowledged (load-file checks it) and a repeated id replaces its row, so an
-      // index holds one document per distinct id: at most its rows, at least one when it has any.
-      const result = results.find((r) => r.index === index);
-      const rows = result?.rows ?? 0;
-      if (documents > rows || (rows > 0 && documents === 0)) throw new LoadError(`${index} holds ${documents} documents for ${rows} rows`);
-      if (result) result.documents = documents;
-      counts[description.name] = documents;
+      // index holds one document per distinct id: at most its rows, at least one when it has any;
+      // an updated one exactly the file's distinct ids.
+      const rows = result.rows ?? 0;
+      const wrong = result.action === 'update' ? documents !== result.documents : documents > rows || (rows > 0 && documents === 0);
+      if (wrong) throw new LoadError(`${result.index} holds ${documents} documents for ${rows} rows`);
+      result.documents = documents;
+      counts[result.name] = documents;
     }
 
-    await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
-    const manifestCycles = (bundle.manifest.cycles ?? []).filter((c) => Number.isSafeInteger(c));
-    const currentCycle = options.currentCycle ?? (manifestCycles.length ? Math.max(...manifestCycles) : Math.max(0, ...results.map((r) => r.maxCycle)));
+    if (bundle.dir) await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
+    const currentCycle = options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index)));
     const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, location }) => ({
       path,
       storedAs: location.endsWith('.gz') ? `${path}.gz` : path,
@@ -176,9 +274,13 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       generation,
       bundleId: bundle.bundleId,
       manifestSha256: bundle.manifestSha256,
+      indices: Object.fromEntries(planned.map((p) => [p.name, p.index])),
+      contentKeys: Object.fromEntries(planned.map((p) => [p.name, p.key])),
       schema,
       generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
       loadedAt: new Date().toISOString(),
+      indexedAt,
+      source: bundle.dir,
       currentCycle,
       exportDir,
       counts,
@@ -188,19 +290,40 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       ops,
       warnings,
     };
+    stop();
+    await createMetaIndex(client, prefix, generation);
     await client.index({ index: indexName(prefix, META_INDEX, generation), id: generation, document: doc, refresh: true });
 
-    await swapAliases(client, prefix, generation);
-    const keep = new Set([generation, ...(live ? [live.generation] : [])]);
-    const dropped = await dropGenerations(client, prefix, keep);
-    for (const old of dropped) await removeExportDir(exportDirOf(dataDir, prefix, old));
+    await swapAliases(client, prefix, doc);
+    const dropped = await pruneGenerations(client, prefix, generation, keep);
+    for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
     for (const warning of warnings) progress.log(`warning: ${warning}`);
-    const rows = results.reduce((sum, r) => sum + r.rows, 0);
-    return { status: 'loaded', generation, bundleId: bundle.bundleId, files: results, counts, rows, seconds: (performance.now() - started) / 1000, dropped };
+    const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);
+    const rows = loaded.reduce((sum, r) => sum + r.rows, 0);
+    return {
+      status: 'loaded',
+      generation,
+      bundleId: bundle.bundleId,
+      files: loaded,
+      indices: results,
+      counts,
+      rows,
+      seconds: (performance.now() - started) / 1000,
+      dropped: dropped.map((d) => d.generation),
+    };
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
     await removeExportDir(exportDir).catch(() => {});
     throw error;
   }
+}
+
+/** The manifest's highest cycle, else the highest cycle a document of the generation carries. */
+async function currentCycleOf(client: Client, bundle: Bundle, indices: string[]): Promise<number> {
+  const manifestCycles = (bundle.manifest.cycles ?? []).filter((c) => Number.isSafeInteger(c));
+  if (manifestCycles.length) return Math.max(...manifestCycles);
+  const response = await client.search({ index: indices, size: 0, aggs: { top: { max: { field: 'cycle' } } } });
+  const top = (response.aggregations?.top as { value: number | null } | undefined)?.value;
+  return Math.max(0, top ?? 0);
 }

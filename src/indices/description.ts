@@ -15,13 +15,13 @@ import type { CycleStart } from '../config.ts';
 /** A row as parsed from a JSONL line. */
 export type Row = Record<string, unknown>;
 
-/** What documents of one load share (filled in load order, see `observe`). */
+/** What the documents of one load may read of the generation being loaded (see `dependsOn`). */
 export interface LoadContext {
   cycleStarts: readonly CycleStart[];
-  /** Killmail ids whose killer is an enemy through a sourced `killer` relation. */
-  npcKillmails: Set<string>;
   /** Entity rows of the generation being loaded, by id (entities load first); missing ids are left out. */
   lookupEntities(ids: string[]): Promise<ReadonlyMap<string, Row>>;
+  /** Of these killmail ids, those whose killer is an enemy through a sourced `killer` relation of the generation. */
+  lookupNpcKills(ids: string[]): Promise<ReadonlySet<string>>;
 }
 
 /** An index mapping file: settings and mappings as sent to `indices.create`. */
@@ -53,10 +53,18 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
   readonly sort: readonly SortField<Doc>[];
   /** Builds the document of a row; throws RowError when the row cannot be indexed. */
   toDocument(row: Row, context: LoadContext): Doc;
-  /** Called with each document after it is built, to collect what later files need. */
-  observe?(doc: Doc, context: LoadContext): void;
+  /**
+   * Other indices whose files shape this one's documents (through `prepare`): the index is
+   * reused or updated only while those files are unchanged too, and loads after them.
+   */
+  readonly dependsOn?: readonly string[];
   /** Completes a batch of documents with what other files of the generation hold (killmail actors). */
   prepare?(docs: Doc[], context: LoadContext): Promise<void>;
+  /**
+   * Documents carry `indexedAt` (FIRST_SEEN): the instant of the load that first held the row.
+   * A load keeps the instant of every id the previous generation held and gives new ids its own.
+   */
+  readonly firstSeen?: boolean;
   /**
    * Set when `row` is a view derived at load time rather than the exported row: the exported
    * line is then kept too, as the stored (not indexed, not in `_source`) field `original`.
@@ -65,11 +73,19 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
 }
 
 /**
+ * Fields the loader adds to every document beside the description's own: the hash of the
+ * exported line (how an updated index tells unchanged rows, loader/update-index.ts) and, where
+ * `firstSeen`, the instant the row first became visible. One spelling, shared with the gateway.
+ */
+export const ROW_HASH = 'rowHash';
+export const FIRST_SEEN = 'indexedAt';
+
+/**
  * A document as the JSON text of a bulk source: its indexed fields, then `row` — the exported
  * line itself when `rowIsLine` (it parsed, so it is JSON: no second serialization of the row),
  * else the row serialized — then, for descriptions that keep it, the line as `original`.
  */
-export function toBulkSource(doc: { row: unknown }, line: string, rowIsLine: boolean, keepLine = false): string {
+export function toBulkSource(doc: { row: unknown; [field: string]: unknown }, line: string, rowIsLine: boolean, keepLine = false): string {
   const { row, ...fields } = doc;
   const head = JSON.stringify(fields);
   const open = head.length > 2 ? `${head.slice(0, -1)},` : '{';

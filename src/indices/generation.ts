@@ -1,7 +1,10 @@
 /**
- * Generations: every load builds a full new set of indices, `<prefix>-<index>-<generation>`,
- * and a generation document in `<prefix>-meta-<generation>`. Aliases `<prefix>-<index>` and
- * `<prefix>-meta` point at the live generation and move together in one `updateAliases` call.
+ * Generations: every load makes a new generation — a generation document in
+ * `<prefix>-meta-<generation>` and, for each row-fed index, a concrete index: one built by this
+ * load (`<prefix>-<index>-<generation>`), or one an earlier generation built from the same file
+ * (reused as it is), named after the generation that built it. The document maps each index to
+ * its concrete name. Aliases `<prefix>-<index>` and `<prefix>-meta` point at the live
+ * generation's indices and move together in one `updateAliases` call.
  */
 import mapping from '../../mappings/meta.json' with { type: 'json' };
 import type { MappingFile } from './description.ts';
@@ -36,6 +39,11 @@ export function parseIndexName(prefix: string, name: string): { index: string; g
   return { index: rest.slice(0, at), generation };
 }
 
+/** The concrete index a generation reads for `index`. */
+export function concreteIndex(prefix: string, generation: Pick<GenerationDoc, 'generation' | 'indices'>, index: string): string {
+  return generation.indices?.[index] ?? indexName(prefix, index, generation.generation);
+}
+
 /** One bundle file as the generation stored it. */
 export interface GenerationFile {
   path: string;
@@ -52,6 +60,23 @@ export interface GenerationDoc {
   generation: string;
   bundleId: string;
   manifestSha256: string;
+  /**
+   * Index name → the concrete index this generation reads (built by it, or reused from the
+   * generation that built it). Absent in documents written before indices were reused: then
+   * every index is `<prefix>-<index>-<generation>`.
+   */
+  indices?: Record<string, string>;
+  /** Index name → what its documents were built from (see loader/plan.ts): equal keys, equal documents. */
+  contentKeys?: Record<string, string>;
+  /**
+   * The instant this load made rows visible: new events and killmails carry it as `indexedAt`,
+   * rows seen by an earlier load keep theirs. Nanosecond UTC text.
+   */
+  indexedAt?: string;
+  /** When the registry published the bundle (the pointer's `publishedAt`), if it said. */
+  publishedAt?: string;
+  /** Where the bundle was read from (a directory or URL; never credentials). */
+  source?: string;
   /** What the documents were built with (see `indexSchema`): a change means the bundle must be loaded again. */
   schema: string;
   generatedAt?: string;

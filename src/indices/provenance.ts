@@ -100,12 +100,6 @@ export const relations: IndexDescription<RelationDoc> = {
       row,
     };
   },
-  observe(doc, context) {
-    // A sourced `killer` relation to an enemy proves an NPC kill (killmails load later).
-    if (doc.predicate === 'killer' && doc.objectEntityId.startsWith('enemy:')) {
-      context.npcKillmails.add(doc.subjectEntityId);
-    }
-  },
 };
 
 export interface EntitySourceDoc extends Rowed {

@@ -44,6 +44,7 @@ export const events: IndexDescription<EventDoc> = {
   files: ['events'],
   mapping: eventsMapping as MappingFile,
   requiredFields: ['id', 'kind', 'environment', 'occurredAt'],
+  firstSeen: true,
   sort: [
     { field: 'occurredAt', order: 'desc' },
     { field: 'id', order: 'desc' },
@@ -98,9 +99,18 @@ export const killmails: IndexDescription<KillmailDoc> = {
   mapping: killmailsMapping as MappingFile,
   requiredFields: ['id', 'environment', 'occurredAt', 'sourceIds'],
   keepsLine: true,
+  firstSeen: true,
+  // Actor names come from the entities, NPC proofs from the relations (a sourced `killer` relation to an enemy).
+  dependsOn: ['entities', 'relations'],
   async prepare(docs, context) {
-    const entities = await context.lookupEntities(actorEntityIds(docs.map((d) => d.row)));
-    for (const doc of docs) doc.row = listView(doc.row, entities);
+    const [entities, npcKills] = await Promise.all([
+      context.lookupEntities(actorEntityIds(docs.map((d) => d.row))),
+      context.lookupNpcKills(docs.filter((d) => !d.npc).map((d) => d.id)),
+    ]);
+    for (const doc of docs) {
+      doc.row = listView(doc.row, entities);
+      if (npcKills.has(doc.id)) doc.npc = true;
+    }
   },
   sort: [
     { field: 'occurredAt', order: 'desc' },
@@ -129,7 +139,8 @@ export const killmails: IndexDescription<KillmailDoc> = {
       killerIds: [...new Set(killerIds)],
       killerId: str(killer.entityId) ?? killerCharacterId ?? killerTypeId,
       reporterId,
-      npc: killerTypeId !== undefined || killer.isNpc === true || context.npcKillmails.has(id),
+      // Completed by `prepare` with the relations' proof.
+      npc: killerTypeId !== undefined || killer.isNpc === true,
       tokens: tokensOf(
         id,
         row.lossType,

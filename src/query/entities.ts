@@ -10,6 +10,7 @@ import { type ListSpec, NANOS_FORMAT, type PagePosition, type Query, type Search
 import type { AnyOf, Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { BY_RELEVANCE, toSearchQuery } from './search.ts';
+import { type TimeBound, toTimeRange } from './time-range.ts';
 
 export interface EntityListParams {
   environment: string;
@@ -22,6 +23,8 @@ export interface EntityListParams {
   sort?: EntitySort;
   /** Only static types: entities whose id ends in `:type:<typeId>` (`/v1/types`). */
   staticTypes?: boolean;
+  /** Only entities updated at or after this instant. */
+  updatedSince?: TimeBound;
 }
 
 /** The orders of entity lists (and current collections); `relevance` needs `q`. */
@@ -53,6 +56,7 @@ export function toEntityListBody(params: EntityListParams, currentCycle: number,
   if (params.entityType !== undefined) filter.push(oneOf('entityType', params.entityType));
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
+  filter.push(...toTimeRange('updatedAt', params.updatedSince, undefined));
   return toListBody(searchable({ filter, sort: BY_LABEL, limit: params.limit, ...page }, params.q, params.sort, (q) => toSearchQuery(q)));
 }
 

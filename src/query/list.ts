@@ -90,8 +90,9 @@ export interface ListSpec extends PagePosition {
   sort: estypes.SortCombinations[];
   limit: number;
   /**
-   * The first sort field is the index sort's, present on every row (events, killmails): a
-   * position may then narrow the query to the range it implies (see `positionRange`).
+   * The first sort field is an instant every row has (events and killmails: `occurredAt`, the
+   * index sort's, or `indexedAt`): a position may then narrow the query to the range it implies
+   * (see `positionRange`).
    */
   indexSorted?: boolean;
 }

@@ -136,6 +136,22 @@ export const UNTIL = queryParameter('until', {
   convert: (text): TimeBound => toTimeBound('until', text),
 });
 
+export const SINCE_INDEXED = queryParameter('since_indexed', {
+  description:
+    'Only rows that became visible through this API after this instant (exclusive): rows first held by a later load. A poll passes the `meta.indexedThrough` of its last complete walk (README: following new rows); ' +
+    instantWords('compared with each row\'s first-seen instant, which no later load changes') + '.',
+  schema: { ...INSTANT_SCHEMA, examples: ['2026-06-30T05:10:00Z'] },
+  expects: 'an ISO 8601 instant with a zone, e.g. 2026-06-30T05:10:00Z',
+  convert: (text): TimeBound => toTimeBound('since_indexed', text),
+});
+
+export const UPDATED_SINCE = queryParameter('updated_since', {
+  description: `Only entities whose \`updatedAt\` is at or after this time (rows without one are left out): ${instantWords('inclusive')}.`,
+  schema: { ...INSTANT_SCHEMA, examples: ['2026-06-01T00:00:00Z'] },
+  expects: 'an ISO 8601 instant with a zone, e.g. 2026-06-01T00:00:00Z',
+  convert: (text): TimeBound => toTimeBound('updated_since', text),
+});
+
 export const INCLUDE_UNKNOWN = queryParameter('include_unknown', {
   description: 'With `group_by`: `true` adds one group (`key: null`) for the rows without a value.',
   schema: { type: 'boolean' },

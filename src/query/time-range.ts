@@ -45,6 +45,11 @@ export function toTimeBound(name: string, text: string): TimeBound {
   return { at, onNanosecond: !/[1-9]/.test(fraction.slice(9)) };
 }
 
+/** Rows strictly after a bound (`since_indexed`): a row on the bound's truncation is not after it either. */
+export function toAfter(field: string, after: TimeBound | undefined): Query[] {
+  return after === undefined ? [] : [{ range: { [field]: { format: NANOS_FORMAT, gt: after.at } } }];
+}
+
 /** The range filter of `since` (inclusive) and `until` (exclusive) on an instant field, if either is given. */
 export function toTimeRange(field: string, since: TimeBound | undefined, until: TimeBound | undefined): Query[] {
   if (since === undefined && until === undefined) return [];

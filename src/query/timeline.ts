@@ -4,17 +4,23 @@
  * text comparison), ties by id descending — or oldest first with `sort=occurredAt:asc`;
  * cycle-scoped; `since`/`until` as an instant range; exact filters on indexed ids, each one
  * value or any of several.
+ *
+ * `sort=indexedAt:asc` lists rows in the order they became visible (the first-seen instant of
+ * the load that first held them, then `occurredAt`, then id), and `since_indexed` keeps those
+ * first held after an instant: what a follower (a killfeed, a mirror) has not seen yet, even a
+ * row that arrived late with an old `occurredAt`.
  */
 import type { estypes } from '@elastic/elasticsearch';
+import { FIRST_SEEN } from '../indices/description.ts';
 import { events, killmails } from '../indices/timeline.ts';
-import { type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
+import { NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
 import type { AnyOf } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
-import { type TimeBound, toTimeRange } from './time-range.ts';
+import { type TimeBound, toAfter, toTimeRange } from './time-range.ts';
 
 /** The orders a timeline can be read in; the first is the default. */
-export const TIMELINE_SORTS = ['occurredAt:desc', 'occurredAt:asc'] as const;
+export const TIMELINE_SORTS = ['occurredAt:desc', 'occurredAt:asc', 'indexedAt:asc', 'indexedAt:desc'] as const;
 export type TimelineSort = (typeof TIMELINE_SORTS)[number];
 
 interface TimelineParams {
@@ -24,6 +30,8 @@ interface TimelineParams {
   q?: string;
   since?: TimeBound;
   until?: TimeBound;
+  /** Only rows first held by a load after this instant. */
+  sinceIndexed?: TimeBound;
   sort?: TimelineSort;
 }
 
@@ -46,9 +54,19 @@ export interface KillmailListParams extends TimelineParams {
 
 const EVENT_SORT = toSort(events, events.sort);
 const KILLMAIL_SORT = toSort(killmails, killmails.sort);
+/** In the order rows became visible: by load, then as they happened, ties by id. */
+const BY_FIRST_SEEN: estypes.SortCombinations[] = [
+  { [FIRST_SEEN]: { order: 'asc', format: NANOS_FORMAT } },
+  { occurredAt: { order: 'asc', format: NANOS_FORMAT } },
+  { id: { order: 'asc' } },
+];
 
 function scoped(params: TimelineParams, currentCycle: number): Query[] {
-  const filter = [...environmentScope(params.environment, params.scope, currentCycle), ...toTimeRange('occurredAt', params.since, params.until)];
+  const filter = [
+    ...environmentScope(params.environment, params.scope, currentCycle),
+    ...toTimeRange('occurredAt', params.since, params.until),
+    ...toAfter(FIRST_SEEN, params.sinceIndexed),
+  ];
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
   return filter;
 }
@@ -58,8 +76,15 @@ function exact(pairs: Record<string, AnyOf | undefined>): Query[] {
   return Object.entries(pairs).flatMap(([field, values]) => (values === undefined ? [] : [oneOf(field, values)]));
 }
 
+const ORDERS: Record<TimelineSort, (newestFirst: estypes.SortCombinations[]) => estypes.SortCombinations[]> = {
+  'occurredAt:desc': (newestFirst) => newestFirst,
+  'occurredAt:asc': reversed,
+  'indexedAt:asc': () => BY_FIRST_SEEN,
+  'indexedAt:desc': () => reversed(BY_FIRST_SEEN),
+};
+
 function timelineBody(filter: Query[], newestFirst: estypes.SortCombinations[], params: TimelineParams, page: PagePosition): SearchBody {
-  const sort = params.sort === 'occurredAt:asc' ? reversed(newestFirst) : newestFirst;
+  const sort = ORDERS[params.sort ?? 'occurredAt:desc'](newestFirst);
   return toListBody({ filter, sort, limit: params.limit, indexSorted: true, ...page });
 }
 

@@ -20,6 +20,7 @@ import {
   PROFILE,
   Q,
   TYPE,
+  UPDATED_SINCE,
   boundSort,
   listParams,
   sortParameter,
@@ -46,9 +47,9 @@ export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('envi
 const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN] as const;
 
 /** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
-const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE, ...SHAPE] as const;
-const TYPED_QUERY = [...LIST, Q, ...SHAPE] as const;
-const CHARACTERS_QUERY = [...LIST, Q, PROFILE, ...SHAPE] as const;
+const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
+const TYPED_QUERY = [...LIST, Q, UPDATED_SINCE, ...SHAPE] as const;
+const CHARACTERS_QUERY = [...LIST, Q, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
 
 /** The order of a list that can be searched, as its cursor binds it; `relevance` without `q` is a 400. */
 export function entitySortOf<Order extends EntitySort>(sort: Order | undefined, q: string | undefined): Order | undefined {
@@ -59,7 +60,7 @@ export function entitySortOf<Order extends EntitySort>(sort: Order | undefined, 
 type EntityList = EntityListParams & { cursor?: string; params: Values<typeof SEARCH_QUERY> };
 
 function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityList {
-  const { type, entityType, q, profile } = params;
+  const { type, entityType, q, profile, updated_since: updatedSince } = params;
   if (type !== undefined && entityType !== undefined && type.join('|') !== entityType.join('|')) {
     throw ApiError.badParameter('type', 'Give type or entityType, not two different values.');
   }
@@ -69,6 +70,7 @@ function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, o
     entityType: options.entityType !== undefined ? [options.entityType] : (type ?? entityType),
     profile,
     staticTypes: options.staticTypes,
+    updatedSince,
     sort: entitySortOf(params.sort, q),
     params,
   };

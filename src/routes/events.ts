@@ -8,6 +8,7 @@ import {
   PACKAGE_ID,
   Q,
   SINCE,
+  SINCE_INDEXED,
   SOURCE_ID,
   TRANSACTION_DIGEST,
   UNTIL,
@@ -17,6 +18,7 @@ import {
 } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import { TIMELINE_SORTS, toEventListBody } from '../query/timeline.ts';
+import type { GenerationDoc } from '../indices/generation.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
 import { list, one, route } from './operation.ts';
@@ -25,6 +27,12 @@ import { fieldsOf, ref } from './records.ts';
 
 /** Events counted exactly up to this many rows per list; past it `meta.count` is a lower bound (bench/RESULTS.md). */
 export const TIMELINE_COUNT_UP_TO = 100_000;
+
+/**
+ * `meta.indexedThrough` of a timeline page: the first-seen instant of the generation it was read
+ * from, so every row first held up to that instant is in it. The next poll's `since_indexed`.
+ */
+export const indexedThrough = (generation: GenerationDoc) => (generation.indexedAt ? { indexedThrough: generation.indexedAt } : {});
 
 const GROUPS = [keyword('kind'), keyword('module'), keyword('package_id', 'packageId'), keyword('source_id', 'sourceId', 'sources'), cycleGroup];
 
@@ -39,7 +47,8 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     SOURCE_ID,
     SINCE,
     UNTIL,
-    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first)'),
+    SINCE_INDEXED,
+    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
     selectParameter(fieldsOf('Event')),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
@@ -47,9 +56,9 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/events', { summary: 'Chain events, newest first', query, answer: list(ref('Event')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
     // Filters are snake_case as the reference's clients send them; the indexed fields are camelCase.
-    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until } = params;
+    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q, since, until, sort };
+    const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort };
     await sendPage(ctx, deps, {
       route: '/v1/events',
       bind,
@@ -58,6 +67,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'events',
       body: (reader, page) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, page),
       countUpTo: TIMELINE_COUNT_UP_TO,
+      meta: indexedThrough,
       select: params.select,
       groups: groupRequest(params),
     });

@@ -12,12 +12,12 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { INCLUDE_UNKNOWN, KILLER, LIST, NPC, Q, REPORTER, SINCE, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { INCLUDE_UNKNOWN, KILLER, LIST, NPC, Q, REPORTER, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import { type KillmailListParams, TIMELINE_SORTS, toKillmailListBody } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, one, route } from './operation.ts';
-import { TIMELINE_COUNT_UP_TO } from './events.ts';
+import { TIMELINE_COUNT_UP_TO, indexedThrough } from './events.ts';
 import { groupRequest, sendPage } from './page.ts';
 import { fieldsOf, ref } from './records.ts';
 
@@ -51,16 +51,17 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     NPC,
     SINCE,
     UNTIL,
-    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first)'),
+    SINCE_INDEXED,
+    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
     selectParameter(fieldsOf('Killmail')),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
   ] as const;
   route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
-    const { q, system, victim, killer, reporter, npc, since, until } = params;
+    const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc, since, until, sort };
+    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc, since, until, sinceIndexed, sort };
     await sendPage(ctx, deps, {
       route: '/v1/killmails',
       bind,
@@ -69,6 +70,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       index: 'killmails',
       body: (reader, page) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, page),
       countUpTo: TIMELINE_COUNT_UP_TO,
+      meta: indexedThrough,
       select: params.select,
       groups: groupRequest(params),
     });

@@ -85,6 +85,11 @@ const LIST_META: JsonSchema = {
     countIsExact: { type: 'boolean', description: '`false`: counting stopped at `count`, a lower bound.' },
     groupsCount: { type: 'integer', minimum: 0, description: 'With `group_by`: groups in all (not only those answered).' },
     groupsCountIsExact: { type: 'boolean', description: '`false`: `groupsCount` is an estimate (more groups than answered).' },
+    indexedThrough: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Events and killmails: every row first held by a load up to this instant is in the generation this page was read from. Pass it as `since_indexed` on the next poll.',
+    },
   },
   required: ['registry', 'apiVersion', 'count', 'countIsExact'],
   additionalProperties: false,

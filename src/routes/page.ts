@@ -18,6 +18,7 @@ import { type Count, type SortValue, checkPosition, cursorScope, decodeCursor, e
 import { type Grouping, MAX_GROUPS } from '../query/groups.ts';
 import { type PagePosition, type SearchBody, sortKinds } from '../query/list.ts';
 import { selectFields } from '../query/select.ts';
+import type { GenerationDoc } from '../indices/generation.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { TotalHits } from '../search/raw-hits.ts';
 import { type Meta, toEnvelope, toRawEnvelope } from '../http/envelope.ts';
@@ -56,6 +57,8 @@ export interface PageRequest<Source = { row: Row }> {
   select?: readonly string[];
   /** `group_by`: the groups of the matching rows instead of rows. */
   groups?: GroupRequest;
+  /** More `meta` of a page, from the generation it was read from. */
+  meta?(generation: GenerationDoc): Record<string, unknown>;
 }
 
 /** `meta` of a list answer. */
@@ -71,7 +74,7 @@ export function countOf(total: TotalHits | number | undefined): Count {
   return { value: total.value, exact: total.relation === 'eq' };
 }
 
-export const listMeta = (meta: Meta, count: Count): ListMeta => ({ ...meta, count: count.value, countIsExact: count.exact });
+export const listMeta = (meta: Meta, count: Count, more?: Record<string, unknown>): ListMeta => ({ ...meta, count: count.value, countIsExact: count.exact, ...more });
 
 /** Reads a page (or its groups) and answers it in the envelope. */
 export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta' | 'config'>, request: PageRequest<Source>): Promise<void> {
@@ -88,6 +91,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const next = (sort: SortValue[] | undefined, more: boolean, count: Count) =>
     more && sort ? encodeCursor({ generation: reader.generation.generation, after: sort, count }, scope, key) : undefined;
   const select = request.select;
+  const more = request.meta?.(reader.generation);
 
   if (request.toRecord) {
     const { hits } = await reader.search<Source>(request.index, body);
@@ -95,7 +99,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
     const page = hits.hits.slice(0, request.limit);
     const records = page.map((hit) => request.toRecord!(hit._source as Source));
     const data = select ? records.map((record) => selectFields(record as Row, select)) : records;
-    ctx.body = toEnvelope(data, listMeta(deps.meta, count), next(page.at(-1)?.sort as SortValue[] | undefined, hits.hits.length > request.limit, count));
+    ctx.body = toEnvelope(data, listMeta(deps.meta, count, more), next(page.at(-1)?.sort as SortValue[] | undefined, hits.hits.length > request.limit, count));
     return;
   }
   const { hits, total } = await reader.searchRows(request.index, body);
@@ -103,6 +107,6 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const page = hits.slice(0, request.limit);
   const last = page.at(-1)?.sort;
   const rows = page.map((hit) => (select ? Buffer.from(JSON.stringify(selectFields(JSON.parse(hit.row.toString('utf8')), select))) : hit.row));
-  ctx.body = toRawEnvelope(rows, listMeta(deps.meta, count), next(last && JSON.parse(last.toString('utf8')), hits.length > request.limit, count));
+  ctx.body = toRawEnvelope(rows, listMeta(deps.meta, count, more), next(last && JSON.parse(last.toString('utf8')), hits.length > request.limit, count));
   ctx.type = 'application/json; charset=utf-8';
 }

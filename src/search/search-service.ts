@@ -11,7 +11,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
 import { documentId } from '../indices/description.ts';
-import { type GenerationDoc, META_INDEX, aliasName, indexName } from '../indices/generation.ts';
+import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
@@ -130,7 +130,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   }
 
   function readerOf(generation: GenerationDoc, live: boolean): Reader {
-    const name = (index: IndexName) => indexName(prefix, index, generation.generation);
+    const name = (index: IndexName) => concreteIndex(prefix, generation, index);
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
     async function searchOn<T>(index: IndexName, call: () => Promise<T>): Promise<T> {
       try {

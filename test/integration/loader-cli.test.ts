@@ -20,7 +20,8 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'cli-'));
   await writeBundle(path.join(work, 'good'), { scale: 1, seed: 31 });
   await writeBundle(path.join(work, 'bad'), { scale: 1, seed: 32 });
-  await appendFile(path.join(work, 'bad', 'sources.jsonl'), 'not json\n');
+  // A file that differs from the good bundle's: one the good bundle also has (same sha256) is reused, not read.
+  await appendFile(path.join(work, 'bad', 'entities.jsonl'), 'not json\n');
 });
 
 afterAll(async () => {
@@ -39,7 +40,7 @@ it('loads a bundle given relative to the caller, then refuses a bad one with fil
   expect(again.stderr).toMatch(/already live/);
   const bad = load('bad');
   expect(bad.status).toBe(1);
-  expect(bad.stderr).toMatch(/load refused: sources\.jsonl:\d+: /);
+  expect(bad.stderr).toMatch(/load refused: entities\.jsonl:\d+: /);
   expect(bad.stderr).toMatch(/the live generation is unchanged/);
   expect(load().status).toBe(2);
 });

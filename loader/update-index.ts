@@ -1,0 +1,73 @@
+/**
+ * An index updated from the live one instead of rebuilt (the plan's `update`): the live index
+ * is cloned (hard-linked segments), the file is streamed against it — lines whose hash the
+ * clone holds are counted and skipped, new and changed lines are indexed (load-file.ts) — and
+ * then the rows that left the file are deleted: when the clone holds more documents than the
+ * file has distinct ids, a scan of its ids (doc values, in index order, under a point in time)
+ * finds those the file lacks.
+ *
+ * A file that repeats an id is not updated but rebuilt (`RebuildNeeded`): which of two lines
+ * with one id wins depends on their order, and an update that skips an unchanged line could
+ * keep the wrong one.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import { type FileLoadResult, type LoadFileOptions, loadJsonlFile } from './load-file.ts';
+import { cloneIndex } from './generations.ts';
+import { LoadError } from './errors.ts';
+
+export class RebuildNeeded extends Error {
+  override name = 'RebuildNeeded';
+}
+
+const SCAN_PAGE = 10_000;
+
+/** Deletes the documents whose id the file does not have; returns how many. */
+async function sweep(client: Client, index: string, keep: (id: string) => boolean): Promise<number> {
+  const pit = await client.openPointInTime({ index, keep_alive: '1m' });
+  let deleted = 0;
+  try {
+    let after: unknown[] | undefined;
+    for (;;) {
+      const page = await client.search({
+        pit: { id: pit.id, keep_alive: '1m' },
+        size: SCAN_PAGE,
+        sort: ['_shard_doc'],
+        _source: false,
+        docvalue_fields: ['id'],
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+      const hits = page.hits.hits;
+      if (hits.length === 0) break;
+      const gone = hits.filter((hit) => !keep(String((hit.fields?.id as unknown[] | undefined)?.[0])));
+      if (gone.length) {
+        const response = await client.bulk({ operations: gone.map((hit) => ({ delete: { _index: index, _id: hit._id! } })), filter_path: 'errors' });
+        if (response.errors) throw new LoadError(`Elasticsearch refused to delete rows that left ${index}`);
+        deleted += gone.length;
+      }
+      after = hits[hits.length - 1]!.sort;
+    }
+  } finally {
+    await client.closePointInTime({ id: pit.id }).catch(() => {});
+  }
+  return deleted;
+}
+
+export interface UpdateResult extends FileLoadResult {
+  /** Rows deleted because they left the file. */
+  removed: number;
+}
+
+/** Clones `from` into `options.index` and brings it to the file's rows. */
+export async function updateIndex(options: LoadFileOptions & { from: string }): Promise<UpdateResult> {
+  const { client, index, from, file } = options;
+  await cloneIndex(client, from, index);
+  const result = await loadJsonlFile({ ...options, update: true });
+  const ids = result.ids!;
+  const distinct = ids.seal();
+  if (distinct < result.rows) throw new RebuildNeeded(`${file.path} repeats ids (${result.rows} rows, ${distinct} ids)`);
+  await client.indices.refresh({ index });
+  const held = (await client.count({ index })).count;
+  const removed = held > distinct ? await sweep(client, index, (id) => ids.has(id)) : 0;
+  return { ...result, removed };
+}
