@@ -20,13 +20,13 @@ import { toInstant } from '../src/indices/instant.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
-import { createIndex, createMetaIndex, deleteGeneration, finishIndices, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
+import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
 import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type IndexAction, type IndexPlan, planIndices } from './plan.ts';
 import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
-import { RebuildNeeded, updateIndex } from './update-index.ts';
+import { updateIndex } from './update-index.ts';
 
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
@@ -161,6 +161,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
 
   const generation = newGenerationId(bundle.manifestSha256);
   const indexedAt = firstSeenInstant(live);
+  const sequence = Math.max(0, ...(await generationDocs(client, prefix)).map((d) => d.sequence ?? 0)) + 1;
   const exportDir = exportDirOf(dataDir, prefix, generation);
   const planned = planIndices({
     prefix,
@@ -198,19 +199,13 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
         continue;
       }
       const bar = progress.file(file.path, file.rowCount);
-      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, signal };
+      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal };
       const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
       let result: IndexResult;
-      try {
-        if (plan.action !== 'update') throw new RebuildNeeded('built');
+      if (plan.action === 'update') {
         const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from! });
         result = { ...updated, name: plan.name, action: 'update', documents: updated.ids!.seal() };
-      } catch (error) {
-        if (!(error instanceof RebuildNeeded)) throw error;
-        if (plan.action === 'update') {
-          progress.log(`  ${error.message}: rebuilt instead of updated`);
-          await client.indices.delete({ index: plan.index, ignore_unavailable: true });
-        }
+      } else {
         await createIndex(client, plan.index, description.mapping, plan.shards);
         result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
       }
@@ -280,6 +275,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
       loadedAt: new Date().toISOString(),
       indexedAt,
+      sequence,
       source: bundle.dir,
       currentCycle,
       exportDir,

@@ -62,6 +62,12 @@ export interface LoadFileOptions {
   update?: boolean;
   /** `indexedAt` of rows no previous generation held. */
   indexedAt: string;
+  /**
+   * This load's number (one more than any kept generation's): each document is written with the
+   * external version `sequence · 2³² + line`, so the last line of an id wins whatever order the
+   * concurrent bulk requests land in, and any row of this load replaces one of an earlier load.
+   */
+  sequence: number;
   /** Stops reading and sending; the file fails with "interrupted". */
   signal?: AbortSignal;
   /**
@@ -94,11 +100,12 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 }
 
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
-  const { client, file, index, description, context, progress, previous, update = false, indexedAt, signal, flushBytes = 1_000_000, concurrency = 3 } = options;
+  const { client, file, index, description, context, progress, previous, update = false, indexedAt, sequence, signal, flushBytes = 1_000_000, concurrency = 3 } = options;
   const started = performance.now();
   const stream = readLines(file.location, file.gzip, file.path);
   const shapeChecked = description.requiredFields.length > 0;
-  const ids = update ? new IdSet() : undefined;
+  const ids = update ? new IdSet(file.rowCount) : undefined;
+  const versionBase = sequence * 2 ** 32;
   const carries = description.firstSeen === true;
   let failure: LoadError | undefined;
   let rows = 0;
@@ -129,7 +136,6 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
 
   /** The bulk item of a finished document. The exported line is its row, unless the description put a view there. */
   function toPending(record: unknown, doc: { id: string; cycle?: number; row: unknown }, text: string, line: number, rowHash: string): Pending {
-    ids?.add(doc.id);
     written += 1;
     progress.increment();
     const source = toBulkSource({ ...doc, [ROW_HASH]: rowHash }, text, doc.row === record, description.keepsLine);
@@ -159,25 +165,23 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
           lines.push({ text, line, hash: lineHash(text) });
         }
         rows += lines.length;
-        if (update && previous && lines.length > 0) {
-          // Lines the clone already holds, byte for byte: nothing to parse or send.
-          const kept = await previous.unchanged(lines.map((l) => l.hash));
-          lines = lines.filter((l) => {
-            const id = kept.get(l.hash);
-            if (id === undefined) return true;
-            ids!.add(id);
-            progress.increment();
-            return false;
-          });
-        }
+        // An update: lines the clone already holds, byte for byte, are neither parsed nor sent —
+        // unless their id came before in the file (then the last line must win: it is sent).
+        const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => l.hash)) : undefined;
         // Each row becomes its bulk text at once, so parsed rows die young instead of surviving
         // the batch's awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
         let items: Pending[] = [];
         const waiting: (ReturnType<typeof toDocument> & { text: string; line: number; hash: string })[] = [];
         for (const { text, line, hash } of lines) {
-          const { record, doc } = toDocument(text, line);
-          if (description.prepare) waiting.push({ record, doc, text, line, hash });
-          else items.push(toPending(record, doc, text, line, hash));
+          const known = kept?.get(hash);
+          if (known !== undefined && !ids!.add(known)) {
+            progress.increment();
+            continue;
+          }
+          const built = toDocument(text, line);
+          if (ids && known === undefined) ids.add(built.doc.id);
+          if (description.prepare) waiting.push({ ...built, text, line, hash });
+          else items.push(toPending(built.record, built.doc, text, line, hash));
         }
         // Documents that need other rows of this generation (killmail actors) get them per batch.
         if (description.prepare && waiting.length > 0) {
@@ -212,14 +216,20 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     concurrency,
     // Only what the helper reads of each item: a response per document is otherwise ~200 bytes to parse.
     filter_path: 'errors,items.*.status,items.*.error',
-    onDocument: (doc) => [{ index: { _index: index, _id: documentId(doc.id) } }, doc.source as never],
+    onDocument: (doc) => [{ index: { _index: index, _id: documentId(doc.id), version: versionBase + doc.line, version_type: 'external' } }, doc.source as never],
     onDrop: ({ document, error, status }) => {
+      // An earlier line of a repeated id that landed after the last one: the last one stays.
+      if (status === 409) {
+        superseded += 1;
+        return;
+      }
       // The helper hands back the source it sent, parsed: its `id` names the row.
       dropped ??= { id: String((document as unknown as { id?: unknown })?.id), reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}` };
       bulk.abort();
     },
   });
   let dropped: { id: string; reason: string } | undefined;
+  let superseded = 0;
   const abort = () => bulk.abort();
   signal?.addEventListener('abort', abort, { once: true });
   const stats = await bulk.finally(() => signal?.removeEventListener('abort', abort));
@@ -230,7 +240,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   }
   if (failure) throw failure;
   checkIntegrity(file, stream.integrity());
-  if (stats.successful !== written || stats.failed !== 0) {
+  if (stats.successful + superseded !== written || stats.failed !== superseded) {
     throw new LoadError(`Elasticsearch acknowledged ${stats.successful} of ${written} rows`, { file: file.path });
   }
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);

@@ -5,19 +5,11 @@
  * then the rows that left the file are deleted: when the clone holds more documents than the
  * file has distinct ids, a scan of its ids (doc values, in index order, under a point in time)
  * finds those the file lacks.
- *
- * A file that repeats an id is not updated but rebuilt (`RebuildNeeded`): which of two lines
- * with one id wins depends on their order, and an update that skips an unchanged line could
- * keep the wrong one.
  */
 import type { Client } from '@elastic/elasticsearch';
 import { type FileLoadResult, type LoadFileOptions, loadJsonlFile } from './load-file.ts';
 import { cloneIndex } from './generations.ts';
 import { LoadError } from './errors.ts';
-
-export class RebuildNeeded extends Error {
-  override name = 'RebuildNeeded';
-}
 
 const SCAN_PAGE = 10_000;
 
@@ -60,12 +52,11 @@ export interface UpdateResult extends FileLoadResult {
 
 /** Clones `from` into `options.index` and brings it to the file's rows. */
 export async function updateIndex(options: LoadFileOptions & { from: string }): Promise<UpdateResult> {
-  const { client, index, from, file } = options;
+  const { client, index, from } = options;
   await cloneIndex(client, from, index);
   const result = await loadJsonlFile({ ...options, update: true });
   const ids = result.ids!;
   const distinct = ids.seal();
-  if (distinct < result.rows) throw new RebuildNeeded(`${file.path} repeats ids (${result.rows} rows, ${distinct} ids)`);
   await client.indices.refresh({ index });
   const held = (await client.count({ index })).count;
   const removed = held > distinct ? await sweep(client, index, (id) => ids.has(id)) : 0;

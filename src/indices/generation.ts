@@ -73,6 +73,8 @@ export interface GenerationDoc {
    * rows seen by an earlier load keep theirs. Nanosecond UTC text.
    */
   indexedAt?: string;
+  /** The load's number, one more than any generation kept before it: the external version base of the rows it wrote. */
+  sequence?: number;
   /** When the registry published the bundle (the pointer's `publishedAt`), if it said. */
   publishedAt?: string;
   /** Where the bundle was read from (a directory or URL; never credentials). */

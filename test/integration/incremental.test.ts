@@ -3,8 +3,8 @@
  * events changed reuses every other index (the very indices the live generation reads) and
  * updates the events index in place of a rebuild — new, changed, removed and late-arriving old
  * rows, checked against the file; rows keep the first-seen instant of the load that first held
- * them; dropping a generation never deletes an index a kept one still reads; a file that repeats
- * an id is rebuilt; `force` rebuilds everything and still carries first-seen instants.
+ * them; dropping a generation never deletes an index a kept one still reads; in a file that
+ * repeats an id the last line wins; `force` rebuilds everything and still carries first-seen instants.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -171,8 +171,9 @@ describe('dropping generations', () => {
 });
 
 describe('rebuilds', () => {
-  it('rebuilds rather than updates a file that repeats an id', async () => {
+  it('updates a file that repeats an id: the last line of the id wins', async () => {
     const bundleD = path.join(work, 'd');
+    let repeated: BundleRow | undefined;
     await writeNextExport(bundleB, bundleD, {
       events: async function* (rows) {
         let firstRow: BundleRow | undefined;
@@ -180,14 +181,17 @@ describe('rebuilds', () => {
           firstRow ??= row;
           yield row;
         }
-        yield { ...firstRow!, payload: { repeated: true } };
+        // The first row, unchanged, comes first; a changed copy of it comes last.
+        repeated = { ...firstRow!, payload: { repeated: true } };
+        yield repeated;
       },
     }, 10_800_000);
     const summary = await loadBundle(bundleD, options());
-    expect(summary.indices.find((r) => r.name === 'events')!.action).toBe('build');
+    expect(summary.indices.find((r) => r.name === 'events')!.action).toBe('update');
     const expected = await rowsById(bundleD, 'events');
     const held = await documents(aliasName(prefix, 'events'));
     expect(held.size).toBe(expected.size);
+    expect(held.get(repeated!.id)!.row).toEqual(repeated);
   });
 
   it('builds every index when forced, still carrying first-seen instants', async () => {
