@@ -1,58 +1,118 @@
 /**
- * `npm run load -- <bundleDir> [--force] [--json]`: loads a bundle (or a `latest/` publish
- * pointer) into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1
- * when the bundle is refused (with `file:line` and the reason), 2 on a usage error. `--json`
- * prints the summary as JSON (the loader benchmark reads it).
+ * The loader's command line (`npm run load -- …`), product code: it needs `ES_URL` and refuses
+ * to start without it (a development node is `npm start`'s business, in scripts/).
  *
+ *   <source> [--force] [--json]      load the bundle a source names, once (exit 0 when loaded or
+ *                                    already live, 1 when refused, 2 on a usage error)
+ *   --follow [<source>] [--every 60s]  follow a source: load each new bundle it publishes (LOAD_SOURCE, FOLLOW_EVERY)
+ *   --rollback [<generation>]        make a kept generation live again (the previous one by default)
+ *   --list                           the kept generations, live first
+ *
+ * SIGTERM or SIGINT stops a load: what it built is deleted, the live generation is untouched.
  * `npm run load` starts it with 8 MB V8 semi-spaces (package.json): the young generation V8
  * picks on a large machine lets a load's short-lived garbage add ~100 MB of RSS for nothing.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
+import { type Config, ConfigError, loadConfig, parseDuration } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
-import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { LoadError } from './errors.ts';
-import { loadBundle } from './load-bundle.ts';
+import { generationDocs, liveGeneration } from './generations.ts';
+import { type LoadOptions, loadBundle } from './load-bundle.ts';
 import { createProgress } from './progress.ts';
+import { rollback } from './rollback.ts';
 import { formatSummary } from './summary.ts';
 
-const USAGE = 'usage: npm run load -- <bundleDir> [--force] [--json]';
+const USAGE = [
+  'usage: npm run load -- <source> [--force] [--json]',
+  '       npm run load -- --follow [<source>] [--every 60s]',
+  '       npm run load -- --rollback [<generation>]',
+  '       npm run load -- --list',
+  '<source>: a bundle directory, an http(s):// URL or s3://bucket/prefix (a bundle, or where the registry publishes: <prefix>/latest/manifest.json)',
+].join('\n');
+
+class UsageError extends Error {}
+
+/** A local source is relative to the caller's directory (npm runs scripts in the project root). */
+function resolveSource(source: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : path.resolve(process.env.INIT_CWD ?? process.cwd(), source);
+}
+
+function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createClient>, write: (line: string) => void, signal: AbortSignal): LoadOptions {
+  return {
+    client,
+    prefix: config.indexPrefix,
+    dataDir: config.dataDir,
+    cycleStarts: config.cycleStarts,
+    currentCycle: config.currentCycle,
+    replicas: config.esReplicas,
+    keep: config.keepGenerations,
+    shardTargetBytes: config.shardTargetBytes,
+    signal,
+    progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
+  };
+}
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ allowPositionals: true, options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const [dir, ...extra] = parsed.positionals;
-  if (!dir || extra.length) {
-    console.error(USAGE);
-    return 2;
-  }
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      force: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      follow: { type: 'boolean', default: false },
+      every: { type: 'string' },
+      rollback: { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+    },
+  });
+  const modes = [values.follow, values.rollback, values.list].filter(Boolean).length;
+  if (modes > 1 || positionals.length > 1) throw new UsageError('give one of --follow, --rollback and --list');
   const config = loadConfig();
+  if (!config.esUrl) {
+    console.error('ES_URL is not set: the loader needs the Elasticsearch to load into (e.g. ES_URL=http://127.0.0.1:9200). For a local development node, run `npm start`.');
+    return 2;
+  }
   const write = (line: string) => console.error(line);
-  const { url } = await provideElasticsearch(config, write);
-  const client = createClient(url, 120_000);
-  try {
-    // npm runs scripts in the project root; a relative path means the caller's directory.
-    const summary = await loadBundle(path.resolve(process.env.INIT_CWD ?? process.cwd(), dir), {
-      client,
-      prefix: config.indexPrefix,
-      dataDir: config.dataDir,
-      cycleStarts: config.cycleStarts,
-      currentCycle: config.currentCycle,
-      force: parsed.values.force,
-      progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
+  const client = createClient(config.esUrl, 120_000);
+  const stop = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stop.signal.aborted) process.exit(1);
+      write(`${signal}: stopping; what this load built is deleted`);
+      stop.abort();
     });
+  }
+  try {
+    if (values.list) {
+      const live = await liveGeneration(client, config.indexPrefix);
+      for (const doc of await generationDocs(client, config.indexPrefix)) {
+        const mark = doc.generation === live?.generation ? 'live' : 'kept';
+        console.log(`${mark}  ${doc.generation}  bundle ${doc.bundleId.slice(0, 16)}  generated ${doc.generatedAt ?? '?'}  loaded ${doc.loadedAt}`);
+      }
+      return 0;
+    }
+    if (values.rollback) {
+      const { from, to } = await rollback(client, config.indexPrefix, positionals[0], stop.signal);
+      console.log(`rolled back: generation ${to.generation} (bundle ${to.bundleId.slice(0, 16)}) is live again in place of ${from.generation}; a follower will not load bundle ${from.bundleId.slice(0, 16)} again`);
+      return 0;
+    }
+    if (values.follow) {
+      const source = positionals[0] ?? config.loadSource;
+      if (!source) throw new UsageError('--follow needs a source (or LOAD_SOURCE)');
+      const everyMs = values.every === undefined ? config.followEveryMs : parseDuration('--every', values.every, 1000);
+      const { follow } = await import('./follow.ts');
+      await follow({ ...loadOptions(config, client, write, stop.signal), source: resolveSource(source), everyMs, log: write });
+      return 0;
+    }
+    const [source] = positionals;
+    if (!source) throw new UsageError('give a source');
+    const summary = await loadBundle(resolveSource(source), { ...loadOptions(config, client, write, stop.signal), force: values.force });
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-    console.log(parsed.values.json ? JSON.stringify({ ...summary, peakRssMb }) : formatSummary(summary));
+    console.log(values.json ? JSON.stringify({ ...summary, peakRssMb }) : formatSummary(summary));
     return 0;
   } catch (error) {
     if (error instanceof LoadError) {
-      console.error(`load refused: ${error.message}\nthe live generation is unchanged`);
+      console.error(`${values.rollback ? 'rollback refused' : 'load refused'}: ${error.message}\nthe live generation is unchanged`);
       return 1;
     }
     throw error;
@@ -61,4 +121,10 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (!(error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exitCode = 2;
+}

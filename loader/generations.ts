@@ -110,13 +110,15 @@ async function prefixIndices(client: Client, prefix: string): Promise<string[]> 
 }
 
 /**
- * Keeps the live generation and the newest others up to `keep` in all, deletes the rest:
- * their documents, and every index of this prefix that no kept generation reads (which also
- * sweeps what a load that crashed left behind). Returns the generations dropped.
+ * Keeps `first` (the live generation, then the one it replaced) and the newest others up to
+ * `keep` in all, and deletes the rest: their documents, and every index of this prefix that no
+ * kept generation reads (which also sweeps what a load that crashed left behind). Returns the
+ * generations dropped.
  */
-export async function pruneGenerations(client: Client, prefix: string, liveId: string, keep: number): Promise<GenerationDoc[]> {
+export async function pruneGenerations(client: Client, prefix: string, first: readonly string[], keep: number): Promise<GenerationDoc[]> {
   const docs = await generationDocs(client, prefix);
-  const kept = [...docs.filter((d) => d.generation === liveId), ...docs.filter((d) => d.generation !== liveId).slice(0, Math.max(0, keep - 1))];
+  const ranked = [...first.flatMap((id) => docs.filter((d) => d.generation === id)), ...docs.filter((d) => !first.includes(d.generation))];
+  const kept = ranked.slice(0, Math.max(1, keep));
   const keptIds = new Set(kept.map((d) => d.generation));
   const needed = new Set(kept.flatMap((d) => indicesOf(prefix, d)));
   const unused = (await prefixIndices(client, prefix)).filter((index) => !needed.has(index));

@@ -26,6 +26,7 @@ import { type IndexAction, type IndexPlan, planIndices } from './plan.ts';
 import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
+import { withLoadLock } from './state.ts';
 import { updateIndex } from './update-index.ts';
 
 /** Files a bundle cannot be served without. */
@@ -112,9 +113,9 @@ function fileFor(bundle: Bundle, names: readonly string[], extension: string): B
   return undefined;
 }
 
-/** This load's first-seen instant: now, but always after the live generation's (clocks of two machines may disagree). */
-function firstSeenInstant(live: GenerationDoc | undefined, now = Date.now()): string {
-  const after = live?.indexedAt ? (toInstant(live.indexedAt)?.ms ?? 0) + 1 : 0;
+/** This load's first-seen instant: now, but always after every kept generation's (clocks of two machines may disagree). */
+function firstSeenInstant(kept: readonly GenerationDoc[], now = Date.now()): string {
+  const after = Math.max(0, ...kept.map((d) => (toInstant(d.indexedAt)?.ms ?? -1) + 1));
   return toInstant(new Date(Math.max(now, after)).toISOString())!.text;
 }
 
@@ -145,13 +146,24 @@ function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: 
   };
 }
 
+/**
+ * Loads the bundle a source names. Holds the prefix's load lock from the moment the bundle is
+ * open (loader/state.ts): a second loader — a second follower, a rollback — waits, then finds
+ * this bundle live and has nothing to do.
+ */
 export async function loadBundle(dir: string, options: LoadOptions): Promise<LoadSummary> {
-  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, keep = 2, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
+  const { client, prefix, progress = silentProgress } = options;
   const started = performance.now();
   const bundle = await openBundle(dir);
   for (const name of REQUIRED_FILES) {
     if (!bundle.files.has(name)) throw new LoadError('required file is not listed in the manifest', { file: name });
   }
+  const onWait = (owner: string) => progress.log(`another load holds the lock (${owner}): waiting for it to finish`);
+  return withLoadLock(client, prefix, { signal: options.signal, onWait }, (signal) => loadLocked(bundle, { ...options, signal }, started));
+}
+
+async function loadLocked(bundle: Bundle, options: LoadOptions, started: number): Promise<LoadSummary> {
+  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, keep = 2, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
   const live = await liveGeneration(client, prefix);
   const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
   if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
@@ -160,8 +172,9 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
   }
 
   const generation = newGenerationId(bundle.manifestSha256);
-  const indexedAt = firstSeenInstant(live);
-  const sequence = Math.max(0, ...(await generationDocs(client, prefix)).map((d) => d.sequence ?? 0)) + 1;
+  const kept = await generationDocs(client, prefix);
+  const indexedAt = firstSeenInstant(kept);
+  const sequence = Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1;
   const exportDir = exportDirOf(dataDir, prefix, generation);
   const planned = planIndices({
     prefix,
@@ -291,7 +304,8 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
     await client.index({ index: indexName(prefix, META_INDEX, generation), id: generation, document: doc, refresh: true });
 
     await swapAliases(client, prefix, doc);
-    const dropped = await pruneGenerations(client, prefix, generation, keep);
+    // The generation just replaced stays first in line for a rollback.
+    const dropped = await pruneGenerations(client, prefix, [generation, ...(live ? [live.generation] : [])], keep);
     for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
     for (const warning of warnings) progress.log(`warning: ${warning}`);
     const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);

@@ -70,6 +70,16 @@ export interface Config {
   esMaxInFlight: number | undefined;
   esQueue: number;
   esQueueMs: number;
+  /** Generations a load keeps, the live one included (rollback reaches the others). */
+  keepGenerations: number;
+  /** Replicas of every index once loaded (0 on a single node). */
+  esReplicas: number;
+  /** Bytes of uncompressed JSONL per primary shard: an index gets one shard per this many bytes of its file. */
+  shardTargetBytes: number;
+  /** Where the follower (`npm run load -- --follow`) reads bundles: a directory, http(s) URL or s3://bucket/prefix. */
+  loadSource: string | undefined;
+  /** How often the follower checks the source's pointer. */
+  followEveryMs: number;
 }
 
 /**
@@ -194,6 +204,14 @@ function apiKeys(raw: string | undefined): string[] {
   return keys;
 }
 
+/** `90s`, `5m`, `1h`, `500ms` → milliseconds (a bare number is seconds). */
+export function parseDuration(name: string, raw: string, minMs: number): number {
+  const match = /^(\d{1,9})\s*(ms|s|m|h)?$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'] : NaN;
+  if (!(ms >= minMs)) throw new ConfigError(`${name} must be a duration of at least ${minMs} ms such as 60s, 5m or 1h, got "${raw}"`);
+  return ms;
+}
+
 /** A count, or `off` (no limit) → undefined. */
 function countOrOff(env: Env, name: string, fallback: number, max: number): number | undefined {
   if (optional(env, name)?.toLowerCase() === 'off') return undefined;
@@ -243,5 +261,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esMaxInFlight: countOrOff(env, 'ES_MAX_IN_FLIGHT', DEFAULT_ES_MAX_IN_FLIGHT, 10_000),
     esQueue: int(env, 'ES_QUEUE', DEFAULT_ES_QUEUE, 0, 100_000)!,
     esQueueMs: int(env, 'ES_QUEUE_MS', 1000, 1, 600_000)!,
+    keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
+    esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
+    shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
+    loadSource: optional(env, 'LOAD_SOURCE'),
+    followEveryMs: parseDuration('FOLLOW_EVERY', str(env, 'FOLLOW_EVERY', '60s'), 1000),
   });
 }

@@ -43,4 +43,20 @@ it('loads a bundle given relative to the caller, then refuses a bad one with fil
   expect(bad.stderr).toMatch(/load refused: entities\.jsonl:\d+: /);
   expect(bad.stderr).toMatch(/the live generation is unchanged/);
   expect(load().status).toBe(2);
+  expect(load('--follow', '--rollback').status).toBe(2);
+});
+
+it('refuses to start without ES_URL, naming it (it never provisions a node of its own)', () => {
+  const { ES_URL: _, ...env } = process.env;
+  const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), 'good'], { env: { ...env, INIT_CWD: work }, encoding: 'utf8', timeout: 60_000 });
+  expect(run.status).toBe(2);
+  expect(run.stderr).toMatch(/ES_URL is not set/);
+});
+
+it('lists the kept generations and rolls back to the previous one', async () => {
+  const list = load('--list');
+  expect(list.status, list.stderr).toBe(0);
+  expect(list.stdout).toMatch(/^live {2}\d{17}-[0-9a-f]{8}/);
+  expect(load('--rollback').status).toBe(1);
+  expect(load('--rollback').stderr).toMatch(/rollback refused: no other generation is kept/);
 });

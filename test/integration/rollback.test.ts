@@ -1,0 +1,151 @@
+/**
+ * Operating the loader against a real Elasticsearch: rollback in one alias update (and a
+ * follower that then waits for a newer bundle), two followers on one cluster loading a bundle
+ * once, and SIGTERM in the middle of a load leaving nothing half-built behind.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BundleRow } from '../../generator/read-bundle.ts';
+import { writeBundle } from '../../generator/write-bundle.ts';
+import { writeNextExport } from '../../generator/next-export.ts';
+import { PROJECT_ROOT, parseCycleStarts } from '../../src/config.ts';
+import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
+import { LoadError } from '../../loader/errors.ts';
+import { follow } from '../../loader/follow.ts';
+import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
+import { rollback } from '../../loader/rollback.ts';
+import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
+
+const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
+let client: Client;
+let work: string;
+const bundles: Record<string, string> = {};
+
+/** The first killmail leaves each next export: every bundle differs from the one before. */
+async function* dropFirst(rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
+  let first = true;
+  for await (const row of rows) {
+    if (!first) yield row;
+    first = false;
+  }
+}
+
+function options(prefix: string, extra: Partial<LoadOptions> = {}): LoadOptions {
+  return { client, prefix, dataDir: path.join(work, 'data'), cycleStarts, ...extra };
+}
+
+async function live(prefix: string): Promise<GenerationDoc | undefined> {
+  const response = await client.search<GenerationDoc>({ index: aliasName(prefix, 'meta') }, { ignore: [404] });
+  return response.hits?.hits[0]?._source;
+}
+
+async function aliasTargets(prefix: string): Promise<string[]> {
+  const aliases = await client.indices.getAlias({ name: `${prefix}-*` });
+  return Object.keys(aliases).sort();
+}
+
+beforeAll(async () => {
+  client = testClient();
+  work = await mkdtemp(path.join(tmpdir(), 'operate-'));
+  bundles.a = path.join(work, 'a');
+  await writeBundle(bundles.a, { scale: 1, seed: 61 });
+  let previous = bundles.a;
+  for (const [name, later] of [['b', 1], ['c', 2], ['d', 3]] as const) {
+    bundles[name] = path.join(work, name);
+    await writeNextExport(previous, bundles[name]!, { killmails: dropFirst }, later * 3_600_000);
+    previous = bundles[name]!;
+  }
+  await writeBundle(path.join(work, 'big'), { scale: 40, seed: 62 });
+}, 300_000);
+
+afterAll(async () => {
+  await client.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('rollback', () => {
+  const prefix = uniquePrefix('rollback');
+  afterAll(() => deleteIndices(client, prefix));
+
+  it('makes the previous generation live again in one alias update, and a follower waits for a newer bundle', async () => {
+    const first = await loadBundle(bundles.a!, options(prefix));
+    const targetsA = await aliasTargets(prefix);
+    const second = await loadBundle(bundles.b!, options(prefix));
+    expect((await live(prefix))!.generation).toBe(second.generation);
+
+    const { from, to } = await rollback(client, prefix);
+    expect([from.generation, to.generation]).toEqual([second.generation, first.generation]);
+    expect((await live(prefix))!.generation).toBe(first.generation);
+    expect(await aliasTargets(prefix)).toEqual(targetsA);
+    expect((await client.count({ index: aliasName(prefix, 'killmails') })).count).toBe(first.counts.killmails);
+
+    const lines: string[] = [];
+    await follow({ ...options(prefix), source: bundles.b!, everyMs: 1000, log: (l) => lines.push(l), checks: 1 });
+    expect(lines.at(-1)).toMatch(/skipped: bundle \w+ was rolled back from; waiting for a newer one/);
+    expect((await live(prefix))!.generation).toBe(first.generation);
+
+    await follow({ ...options(prefix), source: bundles.c!, everyMs: 1000, log: (l) => lines.push(l), checks: 1 });
+    expect(lines.at(-1)).toMatch(/loaded: bundle \w+ is live as generation/);
+    const third = (await live(prefix))!;
+    expect(third.manifestSha256).not.toBe(from.manifestSha256);
+    // The generation rolled back to stays kept (first in line for the next rollback); the bad one goes.
+    expect((await rollback(client, prefix)).to.generation).toBe(first.generation);
+  });
+
+  it('refuses a generation that is not kept, naming the kept ones', async () => {
+    const error = await rollback(client, prefix, '20200101000000000-deadbeef').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LoadError);
+    expect((error as Error).message).toMatch(/is not kept \(kept besides the live one: \d{17}-[0-9a-f]{8}/);
+  });
+});
+
+describe('followers', () => {
+  const prefix = uniquePrefix('followers');
+  afterAll(() => deleteIndices(client, prefix));
+
+  it('two followers on one cluster load a new bundle once', async () => {
+    await loadBundle(bundles.a!, options(prefix));
+    const logs: string[][] = [[], []];
+    await Promise.all(logs.map((lines) => follow({ ...options(prefix), source: bundles.d!, everyMs: 1000, log: (l) => lines.push(l), checks: 1 })));
+    const outcomes = logs.map((lines) => /: (\w+): /.exec(lines.at(-1)!)![1]).sort();
+    expect(outcomes).toEqual(['live', 'loaded']);
+    const generations = await client.search({ index: `${prefix}-meta-*`, size: 0, track_total_hits: true });
+    expect((generations.hits.total as { value: number }).value).toBe(2);
+  });
+});
+
+describe('SIGTERM in the middle of a load', () => {
+  const prefix = uniquePrefix('sigterm');
+  afterAll(() => deleteIndices(client, prefix));
+
+  it('deletes what the load built, releases the lock and leaves the live generation serving', async () => {
+    await loadBundle(bundles.a!, options(prefix));
+    const before = (await live(prefix))!.generation;
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), path.join(work, 'big')], {
+      env: { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        // The first file is in: the load is well under way.
+        if (/entities\.jsonl: \d+ rows in/.test(stderr)) resolve();
+      });
+      exited.then(() => reject(new Error(`the load ended before it could be stopped:\n${stderr}`)));
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(1);
+    expect(stderr).toMatch(/interrupted/);
+    expect(stderr).toMatch(/the live generation is unchanged/);
+    expect((await live(prefix))!.generation).toBe(before);
+    const generations = new Set(Object.keys(await client.indices.get({ index: `${prefix}-*` })).map((name) => /(\d{17}-[0-9a-f]{8})$/.exec(name)?.[1]).filter(Boolean));
+    expect([...generations]).toEqual([before]);
+    expect((await client.get({ index: `${prefix}-state`, id: 'lock' }, { ignore: [404] })).found).toBe(false);
+  });
+});
