@@ -126,8 +126,11 @@ export async function recordRollback(client: Client, prefix: string, entry: Roll
   await client.index({ index, id: 'rollbacks', document: { bundles } });
 }
 
-/** The follower's record of its last check (read by the gateway's /metrics). */
+/**
+ * The follower's record of its last check (read by the gateway's /metrics). A partial update:
+ * a check that loaded nothing keeps the last load another follower recorded.
+ */
 export async function recordFollower(client: Client, prefix: string, state: FollowerState): Promise<void> {
   const index = await ensureStateIndex(client, prefix);
-  await client.index({ index, id: 'follower', document: state });
+  await client.update({ index, id: 'follower', doc: state, doc_as_upsert: true, retry_on_conflict: 3 });
 }

@@ -14,6 +14,7 @@ import { createMeta } from './http/envelope.ts';
 import { createMetrics } from './http/metrics.ts';
 import { clientErrorHandler } from './http/middleware/client-error.ts';
 import { countGauges, createCountSource } from './routes/counts.ts';
+import { createFreshnessSource } from './routes/freshness.ts';
 import { createAdmission } from './search/admission.ts';
 import { createClient } from './search/client.ts';
 import { createOutageLog } from './search/outage-log.ts';
@@ -63,7 +64,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     // queued or refused: every request waits on it, and its refusal would fail them all.
     admit: admission && ((call, index) => (index === META_INDEX ? call() : admission.run(call))),
   });
-  const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config));
+  const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
   observeEs = metrics.observeEs;
   const meta = createMeta(config.registryName);
   const app = createApp({ config, search, meta, metrics, logger }, { admission });

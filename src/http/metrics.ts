@@ -1,9 +1,10 @@
 /**
  * Prometheus metrics on the gateway's own registry (never prom-client's global one):
  * default process metrics, request duration by route pattern (never the raw URL), ES
- * request duration by index, and unlabelled gauges `<prefix>_build_info` and
+ * request duration by index, unlabelled gauges `<prefix>_build_info` and
  * `<prefix>_<key>` (row counts), the shape the reference's explorer parses
- * (`^blackrelay_api_([a-z_]+)\s+(\d+)$` with the prefix set to `blackrelay_api`).
+ * (`^blackrelay_api_([a-z_]+)\s+(\d+)$` with the prefix set to `blackrelay_api`), and the
+ * freshness of the live data (the follower's last check and load, the live bundle's age and lag).
  */
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -22,7 +23,39 @@ export interface CountGauge {
 /** Supplies the row-count gauges at scrape time: key (`entities`, `current_characters`, ...) → count. */
 export type CountSource = () => Promise<Record<string, number>>;
 
-export function createMetrics(prefix: string, gauges: readonly CountGauge[], counts: CountSource): Metrics {
+/** How fresh the served data is, read at scrape time (src/routes/freshness.ts); absent values are not reported. */
+export interface Freshness {
+  /** The follower's source, and the live generation: the labels of the gauges that concern them. */
+  source?: string;
+  generation?: string;
+  /** The follower's last check of the source, and whether it failed. */
+  lastCheck?: number;
+  lastCheckFailed?: boolean;
+  /** The follower's last successful load. */
+  lastLoad?: number;
+  /** The live bundle: when the registry generated it, published it, and when it went live; the lag between. */
+  generated?: number;
+  published?: number;
+  live?: number;
+  lag?: number;
+}
+
+/**
+ * Freshness gauges (Unix seconds, and the lag in seconds): name, label, help, the value. Each is
+ * labelled (the follower's `source`, the live `generation`), so an unknown value is no sample at
+ * all rather than a misleading 0, and count parsers that read unlabelled lines never see them.
+ */
+const FRESHNESS: [string, 'source' | 'generation', string, (f: Freshness) => number | undefined][] = [
+  ['follower_last_check_timestamp_seconds', 'source', "When the follower last read the source's pointer.", (f) => f.lastCheck],
+  ['follower_last_check_failed', 'source', "1 when the follower's last check failed (the source could not be read, or its bundle was refused).", (f) => (f.lastCheckFailed === undefined ? undefined : Number(f.lastCheckFailed))],
+  ['follower_last_load_timestamp_seconds', 'source', 'When the follower last made a bundle live.', (f) => f.lastLoad],
+  ['live_bundle_generated_timestamp_seconds', 'generation', 'When the registry generated the live bundle (manifest generatedAt).', (f) => f.generated],
+  ['live_bundle_published_timestamp_seconds', 'generation', "When the registry published the live bundle (the pointer's publishedAt, else its generatedAt).", (f) => f.published],
+  ['live_generation_timestamp_seconds', 'generation', 'When the live generation was loaded.', (f) => f.live],
+  ['live_lag_seconds', 'generation', 'From publication to live: when the live generation was loaded less when its bundle was published.', (f) => f.lag],
+];
+
+export function createMetrics(prefix: string, gauges: readonly CountGauge[], counts: CountSource, freshness: () => Promise<Freshness> = async () => ({})): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
   new Gauge({ name: `${prefix}_build_info`, help: 'Always 1; the gateway is running.', registers: [registry] }).set(1);
@@ -37,6 +70,22 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
         pending ??= counts().finally(() => setTimeout(() => (pending = undefined), 0));
         const value = await pending.catch(() => undefined);
         if (value?.[key] !== undefined) this.set(value[key]);
+      },
+    });
+  }
+  let fresh: Promise<Freshness> | undefined;
+  for (const [name, label, help, value] of FRESHNESS) {
+    new Gauge({
+      name: `${prefix}_${name}`,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      async collect() {
+        fresh ??= freshness().finally(() => setTimeout(() => (fresh = undefined), 0));
+        const known = await fresh.catch((): Freshness => ({}));
+        const found = value(known);
+        this.reset();
+        if (found !== undefined && known[label] !== undefined) this.set({ [label]: known[label] }, found);
       },
     });
   }

@@ -274,6 +274,8 @@ export const SCHEMAS = {
     defaultEnvironment: text(),
     currentCycle: nullable('integer'),
     generation: nullable('string'),
+    bundleId: nullable('string'),
+    generatedAt: nullable('string'),
     endpoints: texts('Every route, `{param}` for path parameters.'),
   }),
   Ready: closed({
@@ -282,7 +284,9 @@ export const SCHEMAS = {
     generation: nullable('string'),
     bundleId: nullable('string'),
     generatedAt: nullable('string'),
+    publishedAt: nullable('string'),
     loadedAt: nullable('string'),
+    indexedThrough: nullable('string'),
     cluster: text('Elasticsearch cluster health.'),
   }),
 } satisfies Record<string, JsonSchema>;

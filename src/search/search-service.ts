@@ -12,6 +12,7 @@ import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
 import { documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
+import { STATE_INDEX } from '../indices/state.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
@@ -40,6 +41,8 @@ export interface SearchService {
   lastLive(): GenerationDoc | undefined;
   /** Cluster health status; throws `unavailable` when ES does not answer. */
   health(): Promise<string>;
+  /** A document of the loaders' state index (`follower`, ...), or undefined. */
+  state<T>(id: string): Promise<T | undefined>;
 }
 
 /** What a list page reads: each hit's row and sort values, and the count of matching rows. */
@@ -180,6 +183,10 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     async health() {
       const response = await timed('cluster', () => client.cluster.health({ timeout: '2s' }));
       return response.status;
+    },
+    async state<T>(id: string) {
+      const response = await timed(STATE_INDEX, () => client.get<T>({ index: `${prefix}-${STATE_INDEX}`, id }, { ignore: [404] }));
+      return response.found ? response._source : undefined;
     },
   };
 }

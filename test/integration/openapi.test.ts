@@ -27,6 +27,8 @@ const README_PARAMETERS = [
   'source_id', 'system', 'victim', 'killer', 'reporter', 'npc',
   // Query power (issue 15).
   'since', 'until', 'sort', 'select', 'group_by', 'include_unknown', 'confidence',
+  // The freshness loop (issue 21).
+  'since_indexed', 'updated_since',
 ];
 
 let gw: TestGateway;

@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BundleRow } from '../../generator/read-bundle.ts';
+import { type BundleRow, readManifest } from '../../generator/read-bundle.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { PROJECT_ROOT, parseCycleStarts } from '../../src/config.ts';
+import { PROJECT_ROOT, loadConfig, parseCycleStarts } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
 import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
 import { LoadError } from '../../loader/errors.ts';
 import { follow } from '../../loader/follow.ts';
@@ -115,6 +116,32 @@ describe('followers', () => {
     expect(outcomes).toEqual(['live', 'loaded']);
     const generations = await client.search({ index: `${prefix}-meta-*`, size: 0, track_total_hits: true });
     expect((generations.hits.total as { value: number }).value).toBe(2);
+  });
+
+  it('shows on /metrics the last check, the last load, the live bundle\'s generatedAt and the lag to live', async () => {
+    const config = loadConfig({ INDEX_PREFIX: prefix, ES_URL: inject('esUrl'), PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: path.join(work, 'data') });
+    const gateway = await startServer(config, inject('esUrl'));
+    try {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      const sample = (name: string) => {
+        const match = new RegExp(`^${config.metricsPrefix}_${name}\\{(\\w+)="([^"]+)"\\} (\\S+)$`, 'm').exec(text);
+        expect(match, name).not.toBeNull();
+        return { label: match![2], value: Number(match![3]) };
+      };
+      const now = Date.now() / 1000;
+      const check = sample('follower_last_check_timestamp_seconds');
+      expect(check.label).toBe(bundles.d);
+      expect(now - check.value).toBeLessThan(120);
+      expect(sample('follower_last_check_failed').value).toBe(0);
+      expect(now - sample('follower_last_load_timestamp_seconds').value).toBeLessThan(120);
+      const manifest = await readManifest(bundles.d!);
+      const generated = sample('live_bundle_generated_timestamp_seconds');
+      expect(generated.value).toBeCloseTo(Date.parse(manifest.generatedAt) / 1000, 2);
+      const lag = sample('live_lag_seconds').value;
+      expect(lag).toBeCloseTo(sample('live_generation_timestamp_seconds').value - generated.value, 1);
+    } finally {
+      await gateway.close();
+    }
   });
 });
 
