@@ -4,6 +4,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { FreshnessBenchResult } from './freshness.ts';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
 import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
@@ -17,6 +18,7 @@ interface Report {
   quick: boolean;
   machine: Machine;
   load?: LoadBenchResult;
+  freshness?: FreshnessBenchResult;
   http?: HttpBenchResult;
   scale?: ScaleBenchResult;
   autocomplete?: AutocompleteBenchResult;
@@ -26,6 +28,23 @@ interface Report {
 
 const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (newest first). Ratios are against limits measured in the same run.\n';
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+function freshnessTable(f: FreshnessBenchResult): string[] {
+  const actions = (l: FreshnessBenchResult['full']) => {
+    const by = Object.entries(l.actions).reduce<Record<string, string[]>>((acc, [name, action]) => ({ ...acc, [action]: [...(acc[action] ?? []), name] }), {});
+    return Object.entries(by).map(([action, names]) => `${action}: ${names.length > 3 ? `${names.length} indices` : names.join(', ')}`).join('; ');
+  };
+  return [
+    `**Freshness loop** — scale ${f.bundle.scale}; the next export adds ${f.bundle.newEvents.toLocaleString('en')} events to ${f.bundle.events.toLocaleString('en')} and one late arrival; every load by \`npm run load\` in its own process. First-seen instants carried: **${f.carryRatio}×** a full load (goal ≤ 1.3); only events changed: **${f.incrementalRatio}×** a full load (goal ≤ 0.3).`,
+    '',
+    row(['load', 'seconds', 'rows read', 'peak RSS MB', 'indices']),
+    row(['---', '---:', '---:', '---:', '---']),
+    row(['full, nothing live', f.full.seconds, f.full.rows, f.full.peakRssMb, actions(f.full)]),
+    row(['full, forced over the live generation (carrying first-seen instants)', f.fullCarrying.seconds, f.fullCarrying.rows, f.fullCarrying.peakRssMb, actions(f.fullCarrying)]),
+    row(['next export, only events changed', f.incremental.seconds, f.incremental.rows, f.incremental.peakRssMb, actions(f.incremental)]),
+    '',
+  ];
+}
 
 function loadTable(load: LoadBenchResult): string[] {
   return [
@@ -175,6 +194,7 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
     `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores. Raw: \`${path.relative(benchDir, json)}\`.`,
     '',
     ...(r.load ? loadTable(r.load) : []),
+    ...(r.freshness ? freshnessTable(r.freshness) : []),
     ...(r.http ? httpTable(r.http) : []),
     ...(r.scale ? scaleTable(r.scale) : []),
     ...(r.autocomplete ? autocompleteTable(r.autocomplete) : []),

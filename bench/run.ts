@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchAutocomplete } from './autocomplete.ts';
+import { benchFreshness } from './freshness.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
 import { benchOverload } from './overload.ts';
@@ -47,7 +48,9 @@ const client = createClient(url, 600_000);
 const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: await describeMachine(url) };
 try {
   if (which.has('load')) {
-    report.load = await benchLoad({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), log });
+    const scale = Number(values.scale ?? (quick ? 70 : 550));
+    report.load = await benchLoad({ client, esUrl: url, config, scale, log });
+    report.freshness = await benchFreshness({ client, esUrl: url, config, scale, log });
   }
   if (which.has('http')) {
     const seconds = Number(values.seconds ?? (quick ? 2 : 5));

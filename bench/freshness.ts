@@ -1,0 +1,102 @@
+/**
+ * The freshness loop's figures (part of `npm run bench -- load`), each a ratio taken in one run
+ * on one bundle, every load by `npm run load` in a process of its own:
+ *
+ * 1. full load with nothing live (no first-seen instants to carry) — the reference;
+ * 2. the same bundle forced over the live one: every event and killmail looks up the first-seen
+ *    instant the live generation holds for it (goal: ≤ 1.3× the reference);
+ * 3. the registry's next export where only `events.jsonl` changed (0.75 % new rows on top, one
+ *    late arrival): every other index reused, events updated (goal: ≤ 0.3× the reference);
+ * 4. a full load from the object store (moto, SigV4, pointer layout) against one from a
+ *    directory, and the follow lag: a follower polling every second, the time from the pointer's
+ *    publication to the new generation live (bench/store.ts).
+ */
+import path from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
+import { writeNextExport } from '../generator/next-export.ts';
+import { type BundleRow, readManifest, readRows } from '../generator/read-bundle.ts';
+import { ensureBundle } from '../generator/write-bundle.ts';
+import { deleteAllGenerations } from '../loader/generations.ts';
+import type { LoadSummary } from '../loader/load-bundle.ts';
+import type { Config } from '../src/config.ts';
+import { runLoader } from './load.ts';
+import { type Log, round } from './support.ts';
+
+const PREFIX = 'bench-fresh';
+/** New events in the next export, as a share of the file. */
+const NEW_SHARE = 0.0075;
+
+export interface LoadFigure {
+  seconds: number;
+  rows: number;
+  peakRssMb: number;
+  /** What was done with each index (`events: update`, `entities: reuse`). */
+  actions: Record<string, string>;
+}
+
+export interface FreshnessBenchResult {
+  bundle: { scale: number; events: number; newEvents: number };
+  full: LoadFigure;
+  fullCarrying: LoadFigure;
+  incremental: LoadFigure;
+  /** fullCarrying / full (goal ≤ 1.3). */
+  carryRatio: number;
+  /** incremental / full (goal ≤ 0.3). */
+  incrementalRatio: number;
+}
+
+function figure(summary: LoadSummary & { peakRssMb: number }): LoadFigure {
+  return {
+    seconds: round(summary.seconds),
+    rows: summary.rows,
+    peakRssMb: summary.peakRssMb,
+    actions: Object.fromEntries(summary.indices.map((r) => [r.name, r.action])),
+  };
+}
+
+/** The next export's events: `count` new rows on top (newer than any), the file as it was, one late arrival (older than any). */
+function withNewEvents(dir: string, count: number) {
+  return async function* (rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
+    const top: BundleRow[] = [];
+    let oldest: BundleRow | undefined;
+    for await (const { row } of readRows(dir, 'events.jsonl')) {
+      if (top.length < count) top.push(row);
+      oldest = row;
+    }
+    const newest = Date.parse(top[0]!.occurredAt);
+    for (let i = count; i > 0; i -= 1) yield { ...top[i - 1]!, id: `${top[i - 1]!.id}:next`, occurredAt: new Date(newest + i * 1000).toISOString() };
+    yield* rows;
+    yield { ...oldest!, id: `${oldest!.id}:late`, occurredAt: new Date(Date.parse(oldest!.occurredAt) - 86_400_000).toISOString() };
+  };
+}
+
+export async function benchFreshness(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; log: Log }): Promise<FreshnessBenchResult> {
+  const { client, esUrl, config, scale, log } = options;
+  const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
+  const events = (await readManifest(dir)).files.find((f) => f.path === 'events.jsonl')!.rowCount;
+  const newEvents = Math.round(events * NEW_SHARE);
+  const next = path.join(config.cacheDir, `bench-bundle-scale-${scale}-next`);
+  log(`next export: ${newEvents} new events on top of ${events}, one late arrival`);
+  await writeNextExport(dir, next, { events: withNewEvents(dir, newEvents) });
+
+  await deleteAllGenerations(client, PREFIX);
+  try {
+    log('full load, nothing live ...');
+    const full = figure(await runLoader(dir, esUrl, config, PREFIX, true));
+    log(`  ${full.seconds} s; the same bundle forced over it (first-seen instants carried) ...`);
+    const fullCarrying = figure(await runLoader(dir, esUrl, config, PREFIX, true));
+    log(`  ${fullCarrying.seconds} s; the next export (only events changed) ...`);
+    const incremental = figure(await runLoader(next, esUrl, config, PREFIX, false));
+    log(`  ${incremental.seconds} s (${Object.entries(incremental.actions).map(([k, v]) => `${k}: ${v}`).join(', ')})`);
+    return {
+      bundle: { scale, events, newEvents },
+      full,
+      fullCarrying,
+      incremental,
+      carryRatio: round(fullCarrying.seconds / full.seconds),
+      incrementalRatio: round(incremental.seconds / full.seconds),
+    };
+  } finally {
+    await deleteAllGenerations(client, PREFIX);
+  }
+}
