@@ -1,8 +1,13 @@
 /**
- * Autocomplete benchmark (issue 15): `/v1/autocomplete` on the 1.5 M-row bundle (scale 550,
- * 166 k entities), 10 connections, prefixes of real names (2 to 8 characters) in rotation, beside
- * the same searches sent to Elasticsearch directly; and the share of names that only one
- * entity starts with whose shortest such prefix puts that entity first (prefix top-1).
+ * Autocomplete benchmark: `/v1/autocomplete` at two catalogue sizes in one run — the 1.5 M-row
+ * bundle (scale 550, 55 k entities) and an entities-only bundle three times as large (scale
+ * 1660, 166 k entities) — 10 connections, prefixes of real names (2 to 8 characters) in rotation,
+ * beside the two query shapes sent to Elasticsearch directly: the completion suggester the
+ * route sends first (an FST walk) and the scored query on `index_prefixes` it falls back to
+ * (what the route sent alone before). Edge n-grams are not measured: their tokenizer lives in
+ * the analysis-common module, which the distribution this project runs on does not have.
+ * And the share of names only one entity starts with whose shortest such prefix puts that
+ * entity first (prefix top-1).
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -11,21 +16,34 @@ import { type BundleRow, readAllRows } from '../generator/read-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
-import { indexName } from '../src/indices/generation.ts';
-import { toAutocompleteBody } from '../src/query/autocomplete.ts';
+import { concreteIndex } from '../src/indices/generation.ts';
+import { toAutocompleteBody, toSuggestBody } from '../src/query/autocomplete.ts';
 import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
 
-/** Its own prefix: the overload bench may hold another scale under its own. */
-const PREFIX = 'bench-autocomplete';
 const SAMPLE = 2000;
 const TOP1_SAMPLE = 500;
 
-export interface AutocompleteBenchResult {
-  bundle: { scale: number; entities: number };
+/** The two catalogues: the benchmark bundle, and an entities-only one three times its entities. */
+const SIZES = [
+  { name: 'bench-bundle-scale-550', scale: 550, options: {} },
+  { name: 'bench-entities-1660', scale: 1660, options: { includeEvents: false, includeChainObjects: false } },
+] as const;
+
+export interface AutocompleteSize {
+  scale: number;
+  entities: number;
   gateway: LoadFigures;
-  elasticsearch: LoadFigures;
+  /** The suggester request and the scored query, each sent to Elasticsearch directly. */
+  suggester: LoadFigures;
+  scored: LoadFigures;
   /** Names only one entity starts with: how often its shortest unique prefix answered it first. */
   top1: { tried: number; first: number; share: number };
+}
+
+export interface AutocompleteBenchResult {
+  sizes: AutocompleteSize[];
+  /** Gateway p99 at the largest size over the smallest. */
+  p99Growth: number;
 }
 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -36,35 +54,33 @@ const namesOf = (r: BundleRow) => [...new Set([text(r.name), text(r.displayName)
 /** Every `step`-th row: a sample spread over the whole file, the same on every run. */
 const spread = <T>(rows: T[], n: number) => rows.filter((_, i) => i % Math.max(1, Math.floor(rows.length / n)) === 0).slice(0, n);
 
-export async function benchAutocomplete(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; log: Log }): Promise<AutocompleteBenchResult> {
-  const { client, esUrl, config, scale, seconds, log } = options;
-  const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
-  log(`autocomplete: loading scale ${scale} under ${PREFIX} (a no-op when it is live)`);
-  await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
-  const generation = (await liveGeneration(client, PREFIX))!;
+async function benchSize(client: Client, esUrl: string, config: Readonly<Config>, size: (typeof SIZES)[number], seconds: number, log: Log): Promise<AutocompleteSize> {
+  const prefix = `bench-ac-${size.scale}`;
+  const dir = await ensureBundle(path.join(config.cacheDir, size.name), { scale: size.scale, ...size.options }, log);
+  log(`autocomplete: loading scale ${size.scale} under ${prefix} (a no-op when it is live)`);
+  await loadBundle(dir, { client, prefix, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
+  const generation = (await liveGeneration(client, prefix))!;
   const rows = [...new Map((await readAllRows(dir, 'entities.jsonl')).map((r) => [r.id, r])).values()].filter((r) => r.environment === 'stillness');
 
   const queries = spread(rows, SAMPLE).flatMap((r, i) => {
     const name = Array.from(namesOf(r)[0] ?? '');
     return name.length >= 2 ? [name.slice(0, 2 + (i % 7)).join('')] : [];
   });
-  const gatewayPaths = queries.map((q) => ({ path: `/v1/autocomplete?cycles=all&q=${encodeURIComponent(q)}` }));
-  const index = indexName(PREFIX, 'entities', generation.generation);
-  const directRequests = queries.map((q) => ({
-    path: `/${index}/_search`,
-    method: 'POST' as const,
-    body: JSON.stringify(toAutocompleteBody({ q, environment: 'stillness', scope: { kind: 'all' } }, generation.currentCycle)),
-  }));
+  const index = concreteIndex(prefix, generation, 'entities');
+  const direct = (body: (q: string) => unknown) =>
+    queries.map((q) => ({ path: `/${index}/_search`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
+  const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const });
 
-  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') });
+  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off' });
   try {
     const measured = async (url: string, requests: Target['requests']) => {
       await drive({ url, requests }, 1);
       return drive({ url, requests }, seconds);
     };
-    const direct = await measured(esUrl, directRequests);
-    const served = await measured(gateway.url, gatewayPaths);
-    log(`autocomplete: gateway p50/p99 ${served.p50Ms}/${served.p99Ms} ms, Elasticsearch directly ${direct.p50Ms}/${direct.p99Ms} ms`);
+    const suggester = await measured(esUrl, direct((q) => toSuggestBody(asked(q), generation.currentCycle)));
+    const scored = await measured(esUrl, direct((q) => toAutocompleteBody(asked(q), generation.currentCycle)));
+    const served = await measured(gateway.url, queries.map((q) => ({ path: `/v1/autocomplete?cycles=all&q=${encodeURIComponent(q)}` })));
+    log(`autocomplete ${rows.length} entities: gateway p50/p99 ${served.p50Ms}/${served.p99Ms} ms; suggester ${suggester.p50Ms}/${suggester.p99Ms}, scored query ${scored.p50Ms}/${scored.p99Ms} directly`);
 
     // Prefix counts of every name, to find the names only one entity starts with.
     const starts = new Map<string, number>();
@@ -83,9 +99,16 @@ export async function benchAutocomplete(options: { client: Client; esUrl: string
       if (body.data[0]?.id === r.id) first += 1;
       if (tried === TOP1_SAMPLE) break;
     }
-    log(`autocomplete: prefix top-1 ${first}/${tried}`);
-    return { bundle: { scale, entities: rows.length }, gateway: served, elasticsearch: direct, top1: { tried, first, share: round(first / Math.max(tried, 1), 3) } };
+    log(`autocomplete ${rows.length} entities: prefix top-1 ${first}/${tried}`);
+    return { scale: size.scale, entities: rows.length, gateway: served, suggester, scored, top1: { tried, first, share: round(first / Math.max(tried, 1), 3) } };
   } finally {
     await gateway.stop();
   }
+}
+
+export async function benchAutocomplete(options: { client: Client; esUrl: string; config: Readonly<Config>; seconds: number; log: Log }): Promise<AutocompleteBenchResult> {
+  const { client, esUrl, config, seconds, log } = options;
+  const sizes: AutocompleteSize[] = [];
+  for (const size of SIZES) sizes.push(await benchSize(client, esUrl, config, size, seconds, log));
+  return { sizes, p99Growth: round(sizes.at(-1)!.gateway.p99Ms / Math.max(sizes[0]!.gateway.p99Ms, 0.001)) };
 }

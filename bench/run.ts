@@ -62,7 +62,7 @@ try {
     report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), reuse: values.reuse, log });
   }
   if (which.has('autocomplete')) {
-    report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
+    report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
   }
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));

@@ -21,7 +21,38 @@ export interface EntityDoc {
   /** The label is a registry placeholder, not a known name (`profile=placeholder`). */
   placeholder: boolean;
   updatedAt?: string;
+  /** Completion inputs for `/v1/autocomplete` (see `suggestInputs`). */
+  suggest: { input: string[]; weight: number; contexts: { scope: string[] } }[];
   row: Record<string, unknown>;
+}
+
+/** Every cycle, in a completion context value (`stillness|*`). */
+export const ANY_CYCLE = '*';
+
+/**
+ * A completion context value: environment, cycle (or ANY_CYCLE) and, when given, entity type.
+ * Contexts filter as a disjunction, so the one value ANDs what a scoped list filters on.
+ */
+export function scopeContext(environment: string, cycle: number | typeof ANY_CYCLE, entityType?: string): string {
+  return entityType === undefined ? `${environment}|${cycle}` : `${environment}|${cycle}|${entityType}`;
+}
+
+/**
+ * What the completion suggester (an in-memory FST: a prefix costs the same whatever the number
+ * of entities) matches: the name and display name, and each from its second word on (a later
+ * word that starts with the text). Weights rank a name that starts with the text above one
+ * whose later word does, and shorter names first within each (the most specific completion,
+ * as BM25's length norm did). The doc's scope contexts come with each input.
+ */
+function suggestInputs(names: (string | undefined)[], environment: string, cycle: number, entityType: string): EntityDoc['suggest'] {
+  const full = [...new Set(names.filter((n): n is string => n !== undefined))];
+  const later = [...new Set(full.flatMap((name) => name.trim().split(/\s+/).map((_, i, parts) => parts.slice(i).join(' ')).slice(1)))];
+  const scope = ([cycle, ANY_CYCLE] as const).flatMap((c) => [scopeContext(environment, c), scopeContext(environment, c, entityType)]);
+  const shortest = (names: string[]) => Math.min(999, ...names.map((n) => n.length));
+  return [
+    ...(full.length ? [{ input: full, weight: 2000 - shortest(full), contexts: { scope } }] : []),
+    ...(later.length ? [{ input: later, weight: 1000 - shortest(later), contexts: { scope } }] : []),
+  ];
 }
 
 export const entities: IndexDescription<EntityDoc> = {
@@ -37,12 +68,15 @@ export const entities: IndexDescription<EntityDoc> = {
     const id = required(row, 'id');
     const slug = str(row.slug) ?? id;
     const label = sortLabel(row.displayName, row.name, id);
+    const entityType = str(row.entityType) ?? str(row.type) ?? 'unknown';
+    const environment = str(row.environment) ?? 'unknown';
+    const cycle = declaredCycle(row.cycle);
     return {
       id,
       slug,
-      entityType: str(row.entityType) ?? str(row.type) ?? 'unknown',
-      environment: str(row.environment) ?? 'unknown',
-      cycle: declaredCycle(row.cycle),
+      entityType,
+      environment,
+      cycle,
       typeId: /:type:([^:]+)$/.exec(id)?.[1],
       name: str(row.name),
       displayName: str(row.displayName),
@@ -51,6 +85,7 @@ export const entities: IndexDescription<EntityDoc> = {
       label,
       placeholder: isPlaceholder(label),
       updatedAt: toInstant(row.updatedAt)?.text,
+      suggest: suggestInputs([str(row.name), str(row.displayName)], environment, cycle, entityType),
       row,
     };
   },

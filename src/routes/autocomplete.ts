@@ -7,7 +7,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { toAutocompleteBody } from '../query/autocomplete.ts';
+import { SUGGESTERS, SUGGESTIONS, toAutocompleteBody, toSuggestBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
@@ -28,6 +28,16 @@ const SUGGESTION: JsonSchema = {
 };
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+
+type Option = { _score?: number; text?: string; _source?: { row: Row } };
+
+/** A suggester's options by score, ties by label then id (the suggester leaves ties in index order). */
+function inRank(suggestions: unknown): Option[] {
+  const options = ((suggestions ?? []) as { options?: Option[] }[]).flatMap((s) => s.options ?? []);
+  const key = (o: Option) => [suggestionOf(o._source?.row ?? {}).label.toLowerCase(), String(o._source?.row.id)];
+  const compare = (a: string[], b: string[]) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0);
+  return options.sort((a, b) => (b._score ?? 0) - (a._score ?? 0) || compare(key(a), key(b)));
+}
 
 /** A suggestion of an entity row. */
 export function suggestionOf(row: Row) {
@@ -56,11 +66,19 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
     }
     const reader = await deps.search.reader();
     ctx.state.generation = reader.generation.generation;
-    const body = toAutocompleteBody(
-      { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type },
-      reader.generation.currentCycle,
-    );
-    const hits = (await reader.search<{ row: Row }>('entities', body)).hits.hits;
-    ctx.body = toEnvelope(hits.map((hit) => suggestionOf(hit._source!.row)), deps.meta);
+    const asked = { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type };
+    const { currentCycle } = reader.generation;
+    const rows = new Map<string, Row>();
+    const add = (row: Row | undefined) => {
+      if (row && rows.size < SUGGESTIONS && !rows.has(String(row.id))) rows.set(String(row.id), row);
+    };
+    const found = await reader.search<{ row: Row }>('entities', toSuggestBody(asked, currentCycle));
+    for (const hit of found.hits.hits) add(hit._source?.row);
+    for (const name of SUGGESTERS) for (const option of inRank(found.suggest?.[name])) add(option._source?.row);
+    // Fewer than ten completions: the scored query finds the rest (words in any order, typos).
+    if (rows.size < SUGGESTIONS) {
+      for (const hit of (await reader.search<{ row: Row }>('entities', toAutocompleteBody(asked, currentCycle))).hits.hits) add(hit._source?.row);
+    }
+    ctx.body = toEnvelope([...rows.values()].map(suggestionOf), deps.meta);
   });
 }

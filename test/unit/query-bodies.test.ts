@@ -13,7 +13,7 @@ import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '..
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
-import { toAutocompleteBody } from '../../src/query/autocomplete.ts';
+import { toAutocompleteBody, toSuggestBody } from '../../src/query/autocomplete.ts';
 import { toGroupsBody, toHistogramBody, toSourceKindsBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
@@ -29,6 +29,7 @@ function fieldsOf(body: unknown, into = new Set<string>()): Set<string> {
         else if (key === 'terms' && typeof (value as { field?: unknown }).field === 'string') into.add((value as { field: string }).field);
         else for (const field of Object.keys(value)) into.add(field);
       }
+      if (key === 'completion') into.add((value as { field: string }).field);
       if (key === 'sort' && Array.isArray(value)) for (const clause of value) for (const f of Object.keys(clause)) if (f !== '_score') into.add(f);
       fieldsOf(value, into);
     }
@@ -61,6 +62,7 @@ describe('query bodies', () => {
     toHistogramBody,
     toSourceKindsBody,
     toAutocompleteBody,
+    toSuggestBody,
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {

@@ -35,6 +35,10 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['histogram-events-week', 'events', b.toHistogramBody!(b.toEventListBody!({ ...list, scope: { kind: 'all' } }, 6).query, { name: 'occurredAt:week', field: 'occurredAt', interval: 'week' })],
     ['source-kinds', 'entity_sources', b.toSourceKindsBody!(['source:community:reports:stillness', 'source:x'])],
     ['autocomplete', 'entities', b.toAutocompleteBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character'] }, 6)],
+    // The freshness loop (issue 21) and autocomplete from the completion suggester (issue 23).
+    ['events-first-seen-after', 'events', b.toEventListBody!({ ...list, scope: { kind: 'all' }, sort: 'indexedAt:asc', sinceIndexed: { at: '2026-06-30T05:10:00.000000000Z', onNanosecond: true } }, 6, { after: ['2026-06-30T05:12:00.000000000Z', '2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
+    ['entities-updated-since', 'entities', b.toEntityListBody!({ ...list, sort: 'updatedAt:desc', updatedSince: { at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true } }, 6)],
+    ['autocomplete-suggest', 'entities', b.toSuggestBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character', 'tribe'] }, 6)],
     ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
 }
