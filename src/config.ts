@@ -70,6 +70,8 @@ export interface Config {
   esMaxInFlight: number | undefined;
   esQueue: number;
   esQueueMs: number;
+  /** Bytes the response cache may hold (`RESPONSE_CACHE`, in MB); undefined = `off`. */
+  responseCacheBytes: number | undefined;
   /** Generations a load keeps, the live one included (rollback reaches the others). */
   keepGenerations: number;
   /** Replicas of every index once loaded (0 on a single node). */
@@ -110,6 +112,8 @@ export const DEFAULT_RATE_LIMIT = '50/100';
  */
 export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
 export const DEFAULT_ES_QUEUE = 8;
+/** Response cache size, MB (see README, Operations: sizing the cache). */
+export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -212,6 +216,12 @@ export function parseDuration(name: string, raw: string, minMs: number): number 
   return ms;
 }
 
+/** MB (whole), or `off` → undefined; bytes otherwise. */
+function mebibytesOrOff(env: Env, name: string, fallback: number): number | undefined {
+  if (optional(env, name)?.toLowerCase() === 'off') return undefined;
+  return int(env, name, fallback, 1, 1_000_000)! * 1024 * 1024;
+}
+
 /** A count, or `off` (no limit) → undefined. */
 function countOrOff(env: Env, name: string, fallback: number, max: number): number | undefined {
   if (optional(env, name)?.toLowerCase() === 'off') return undefined;
@@ -261,6 +271,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esMaxInFlight: countOrOff(env, 'ES_MAX_IN_FLIGHT', DEFAULT_ES_MAX_IN_FLIGHT, 10_000),
     esQueue: int(env, 'ES_QUEUE', DEFAULT_ES_QUEUE, 0, 100_000)!,
     esQueueMs: int(env, 'ES_QUEUE_MS', 1000, 1, 600_000)!,
+    responseCacheBytes: mebibytesOrOff(env, 'RESPONSE_CACHE', DEFAULT_RESPONSE_CACHE_MB),
     keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
     esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,

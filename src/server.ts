@@ -10,6 +10,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { type Config, loadConfig } from './config.ts';
 import { createApp } from './http/app.ts';
 import { createLogger } from './http/logger.ts';
+import { createResponseCache } from './http/response-cache.ts';
 import { createMeta } from './http/envelope.ts';
 import { createMetrics } from './http/metrics.ts';
 import { clientErrorHandler } from './http/middleware/client-error.ts';
@@ -67,7 +68,9 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
   observeEs = metrics.observeEs;
   const meta = createMeta(config.registryName);
-  const app = createApp({ config, search, meta, metrics, logger }, { admission });
+  const responseCache = config.responseCacheBytes === undefined ? undefined : createResponseCache(config.responseCacheBytes);
+  metrics.observeCache(responseCache);
+  const app = createApp({ config, search, meta, metrics, logger }, { admission, responseCache });
   const server = createServer(app.callback());
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();

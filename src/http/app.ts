@@ -1,7 +1,7 @@
 /**
  * The Koa application: middleware in order, then every route family.
  *
- *   request log → observe → CORS → errors → request line → rate limit → caching → compression → static pages → routes → 404
+ *   request log → observe → CORS → errors → request line → rate limit → caching → (response cache) → compression → static pages → routes → 404
  *
  * The request log, CORS and timing sit outside the error handler so error responses carry
  * them too. The rate limit comes before anything that costs work (its 429 is rendered by the
@@ -31,6 +31,7 @@ import { observeRequests } from './middleware/observe.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
+import type { ResponseCache } from './response-cache.ts';
 import { staticPages } from './static.ts';
 
 /** Route families, each in its own module under src/routes. */
@@ -43,10 +44,12 @@ export function createRouter(deps: RouteDeps): AppRouter {
   return router;
 }
 
-/** What the gateway's limits need besides the routes' dependencies. */
+/** What the gateway's limits and its response cache need besides the routes' dependencies. */
 export interface AppLimits {
   /** Admission control in front of Elasticsearch (the rate limit refuses early what it would refuse). */
   admission?: Admission;
+  /** Repeated JSON reads answered from memory (src/http/response-cache.ts). */
+  responseCache?: ResponseCache;
 }
 
 export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState> {
@@ -73,6 +76,13 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState
     }),
   );
   app.use(caching());
+  if (limits.responseCache) {
+    const responses = { cache: limits.responseCache, live: async () => (await deps.search.live())?.generation };
+    app.use((ctx, next) => {
+      ctx.state.responses = responses;
+      return next();
+    });
+  }
   app.use(compress({ threshold: 1024, filter: (type) => /json|text/.test(type) }));
   // /explorer/ and /docs/ (web/dist), and browsers at `/` sent to the explorer; API clients get the root JSON.
   app.use(staticPages());

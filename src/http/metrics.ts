@@ -6,12 +6,15 @@
  * (`^blackrelay_api_([a-z_]+)\s+(\d+)$` with the prefix set to `blackrelay_api`), and the
  * freshness of the live data (the follower's last check and load, the live bundle's age and lag).
  */
-import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CacheStats } from './response-cache.ts';
 
 export interface Metrics {
   readonly registry: Registry;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   observeEs(index: string, seconds: number, ok: boolean): void;
+  /** Reports the response cache's hits, misses, coalesced requests, evictions and size. */
+  observeCache(cache: { stats(): CacheStats } | undefined): void;
 }
 
 /** A row-count gauge: `<prefix>_<key>`, unlabelled. */
@@ -103,8 +106,36 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  let cacheStats: (() => CacheStats) | undefined;
+  const counted: [keyof CacheStats, string][] = [
+    ['hits', 'Requests answered from the response cache.'],
+    ['misses', 'Requests the response cache did not hold, answered from Elasticsearch.'],
+    ['coalesced', 'Requests that waited for an identical one in flight instead of asking Elasticsearch.'],
+    ['evictions', 'Answers dropped from the response cache to stay within its size.'],
+  ];
+  for (const [key, help] of counted) {
+    new Counter({
+      name: `${prefix}_response_cache_${key}_total`,
+      help,
+      registers: [registry],
+      collect() {
+        if (!cacheStats) return;
+        this.reset();
+        this.inc(cacheStats()[key]);
+      },
+    });
+  }
+  new Gauge({
+    name: `${prefix}_response_cache_bytes`,
+    help: 'Bytes the response cache holds (bodies as sent, keys and bookkeeping).',
+    registers: [registry],
+    collect() {
+      if (cacheStats) this.set(cacheStats().bytes);
+    },
+  });
   return {
     registry,
+    observeCache: (cache) => (cacheStats = cache && (() => cache.stats())),
     observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),
     observeEs: (index, seconds, ok) => es.observe({ index, outcome: ok ? 'ok' : 'error' }, seconds),
   };

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Meta } from '../http/envelope.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
 import type { SearchService } from '../search/search-service.ts';
 
 export interface RouteDeps {
@@ -15,6 +16,11 @@ export interface RouteDeps {
   logger: Logger;
 }
 
-export type AppState = CachingState;
+/** The response cache and how to read the live generation's id (set by the app when the cache is on). */
+export interface ResponsesState {
+  responses?: { cache: ResponseCache; live(): Promise<string | undefined> };
+}
+
+export type AppState = CachingState & ResponsesState;
 export type AppRouter = Router<AppState>;
 export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];

@@ -60,9 +60,15 @@ export function route<const Ps extends readonly AnyParameter[]>(router: AppRoute
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
     if (!(name! in PATH_PARAMETERS)) throw new Error(`${path}: path parameter "${name}" is not declared in PATH_PARAMETERS`);
   }
+  const keepable = (operation.answer.kind === 'one' || operation.answer.kind === 'list' || operation.answer.kind === 'bare') && operation.readsIndex !== false && operation.conditional !== false;
   const middleware = async (ctx: AppContext) => {
     checkPath(ctx);
-    await handler(ctx, readQuery(ctx.query, operation.query));
+    const query = readQuery(ctx.query, operation.query);
+    const responses = keepable ? ctx.state.responses : undefined;
+    // The response cache (src/http/response-cache.ts) keys on the route and the query as validated.
+    const live = responses && (await responses.live().catch(() => undefined));
+    if (!responses || !live) return void (await handler(ctx, query));
+    await responses.cache.serve(ctx, live, `${path} ${JSON.stringify(ctx.params)} ${JSON.stringify(query)}`, async () => void (await handler(ctx, query)));
   };
   router.get(path, Object.assign(middleware, { [OPERATION]: operation }));
 }

@@ -24,7 +24,8 @@ beforeAll(async () => {
     scale: 1,
     seed: 81,
     gatewayEsUrl: proxy.url,
-    env: { ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400' },
+    // Every request here must reach Elasticsearch: no response cache, no coalescing.
+    env: { ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', RESPONSE_CACHE: 'off' },
   });
   ids = (await readAllRows(gw.bundleDir, 'entities.jsonl')).slice(0, 4).map((row) => encodeURIComponent(String(row.id)));
 }, 300_000);

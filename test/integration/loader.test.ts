@@ -69,7 +69,7 @@ async function expectRefused(dir: string, pattern: RegExp): Promise<void> {
   expect(await liveGenerationId()).toBe(before);
   // Nothing half-built is left: only kept generations have indices.
   const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` })) ?? {});
-  const generations = new Set(indices.map((n) => n.slice(-26)));
+  const generations = new Set(indices.flatMap((n) => /-(\d{17}-[0-9a-f]{8})$/.exec(n)?.[1] ?? []));
   expect(generations.size).toBeLessThanOrEqual(2);
 }
 

@@ -1,0 +1,153 @@
+/**
+ * The response cache and single flight of JSON reads (issue 23). A generation never changes, so
+ * the same request gets the same answer until the next alias swap: the answer is kept, encoded,
+ * under the live generation and the canonical request — route, query as validated, the encoding
+ * negotiated — and a repeat costs no Elasticsearch request, no serialisation and no compression.
+ * While the first copy of a request is on its way to Elasticsearch, identical ones wait for its
+ * answer instead of sending their own (single flight); an error is shared by the requests that
+ * waited and never kept.
+ *
+ * Memory is bounded in bytes (lru-cache `maxSize`); a swap clears it, and old keys could never
+ * match again anyway. What it does not do: streams (exports, downloads) and non-200 answers pass
+ * through; rate limits and admission are decided before (a hit costs the client's budget what a
+ * miss does; it never takes an admission slot, reaching no Elasticsearch).
+ */
+import { promisify } from 'node:util';
+import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
+import type { Context } from 'koa';
+import { LRUCache } from 'lru-cache';
+
+/** Encodings a kept answer is stored in, in the order of preference koa-compress uses (zstd aside). */
+const ENCODINGS = ['br', 'gzip', 'deflate', 'identity'] as const;
+type Encoding = (typeof ENCODINGS)[number];
+/** Below this many bytes an answer is sent as it is (koa-compress's threshold). */
+const THRESHOLD = 1024;
+
+const COMPRESS: Record<Exclude<Encoding, 'identity'>, (body: Buffer) => Promise<Buffer>> = {
+  br: (body) => promisify(brotliCompress)(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }),
+  gzip: (body) => promisify(gzip)(body),
+  deflate: (body) => promisify(deflate)(body),
+};
+
+/** What a request answered, before encoding, and the generation it read (its ETag's). */
+export interface Answer {
+  body: Buffer;
+  type: string;
+  generation: string | undefined;
+}
+
+interface Entry extends Answer {
+  encoding: Encoding;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** Requests that waited for an identical one in flight instead of asking Elasticsearch. */
+  coalesced: number;
+  evictions: number;
+  bytes: number;
+  entries: number;
+}
+
+export interface ResponseCache {
+  /**
+   * Answers `ctx` from the cache, or from the identical request in flight, or by running `produce`
+   * (which sets the body) and keeping what it answered. `key` is the canonical request; the
+   * generation and the encoding are added here.
+   */
+  serve(ctx: Context, generation: string, key: string, produce: () => Promise<void>): Promise<void>;
+  stats(): CacheStats;
+}
+
+/** The encoding a client gets, negotiated as koa-compress does (no header: identity). */
+function encodingOf(ctx: Context): Encoding {
+  if (!ctx.get('Accept-Encoding')) return 'identity';
+  return (ctx.acceptsEncodings([...ENCODINGS]) || 'identity') as Encoding;
+}
+
+/** The body a handler set, as bytes; undefined for what is not kept (streams, nothing). */
+function bytesOf(body: unknown): Buffer | undefined {
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function') return Buffer.from(JSON.stringify(body));
+  return undefined;
+}
+
+/** A produced answer that may be kept: a 200 with a body that is not a stream. */
+function answerOf(ctx: Context): Answer | undefined {
+  if (ctx.status !== 200) return undefined;
+  const body = bytesOf(ctx.body);
+  return body && { body, type: ctx.response.get('Content-Type') || 'application/json; charset=utf-8', generation: ctx.state.generation };
+}
+
+export function createResponseCache(maxBytes: number): ResponseCache {
+  const stats = { hits: 0, misses: 0, coalesced: 0, evictions: 0 };
+  const cache = new LRUCache<string, Entry>({
+    maxSize: maxBytes,
+    sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + 100,
+    dispose: (_entry, _key, reason) => {
+      if (reason === 'evict') stats.evictions += 1;
+    },
+  });
+  const inFlight = new Map<string, Promise<Answer | undefined>>();
+  let generationSeen: string | undefined;
+
+  async function encode(answer: Answer, encoding: Encoding): Promise<Entry> {
+    if (encoding === 'identity' || answer.body.length < THRESHOLD) return { ...answer, encoding: 'identity' };
+    return { ...answer, body: await COMPRESS[encoding](answer.body), encoding };
+  }
+
+  function send(ctx: Context, entry: Entry): void {
+    ctx.status = 200;
+    ctx.vary('Accept-Encoding');
+    ctx.type = entry.type;
+    if (entry.encoding !== 'identity') ctx.set('Content-Encoding', entry.encoding);
+    ctx.body = entry.body;
+    ctx.state.generation = entry.generation;
+    // Already encoded: the compression middleware must leave it alone.
+    ctx.compress = false;
+  }
+
+  return {
+    async serve(ctx, generation, key, produce) {
+      if (generation !== generationSeen) {
+        // A swap: nothing kept can be asked for again.
+        generationSeen = generation;
+        cache.clear();
+      }
+      const answerKey = `${generation}\u0000${key}`;
+      const encoding = encodingOf(ctx);
+      const entryKey = `${answerKey}\u0000${encoding}`;
+      const kept = cache.get(entryKey);
+      if (kept) {
+        stats.hits += 1;
+        return send(ctx, kept);
+      }
+      const pending = inFlight.get(answerKey);
+      if (pending) {
+        stats.coalesced += 1;
+        const answer = await pending;
+        if (answer) return send(ctx, await keep(entryKey, answer, encoding));
+        // The first one's answer was not one to share (not a 200 with a body): ask on our own.
+        return produce();
+      }
+      stats.misses += 1;
+      const produced = produce().then(() => answerOf(ctx));
+      inFlight.set(answerKey, produced);
+      try {
+        const answer = await produced;
+        if (answer) send(ctx, await keep(entryKey, answer, encoding));
+      } finally {
+        inFlight.delete(answerKey);
+      }
+    },
+    stats: () => ({ ...stats, bytes: cache.calculatedSize, entries: cache.size }),
+  };
+
+  async function keep(entryKey: string, answer: Answer, encoding: Encoding): Promise<Entry> {
+    const entry = await encode(answer, encoding);
+    cache.set(entryKey, entry);
+    return entry;
+  }
+}
