@@ -1,6 +1,7 @@
 /**
- * `npm run load -- <bundleDir> [--force] [--json]`: loads a bundle (or a `latest/` publish
- * pointer) into Elasticsearch as a new live generation. Exit 0 when loaded or already live, 1
+ * `npm run load -- <source> [--force] [--json]`: loads a bundle into Elasticsearch as a new live
+ * generation. The source is a directory, `s3://bucket/prefix` or an `http(s)://` folder: a bundle
+ * folder, a `latest/` folder (publish pointer or flat manifest), or the prefix above `latest/`. Exit 0 when loaded or already live, 1
  * when the bundle is refused (with `file:line` and the reason), 2 on a usage error. `--json`
  * prints the summary as JSON (the loader benchmark reads it).
  *
@@ -11,13 +12,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
+import { isStoreUrl } from '../src/store/location.ts';
+import { createObjectStore } from '../src/store/object-store.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { LoadError } from './errors.ts';
 import { loadBundle } from './load-bundle.ts';
 import { createProgress } from './progress.ts';
 import { formatSummary } from './summary.ts';
 
-const USAGE = 'usage: npm run load -- <bundleDir> [--force] [--json]';
+const USAGE = 'usage: npm run load -- <dir | s3://bucket/prefix | https://host/path> [--force] [--json]';
 
 async function main(): Promise<number> {
   let parsed;
@@ -27,8 +30,8 @@ async function main(): Promise<number> {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  const [dir, ...extra] = parsed.positionals;
-  if (!dir || extra.length) {
+  const [source, ...extra] = parsed.positionals;
+  if (!source || extra.length) {
     console.error(USAGE);
     return 2;
   }
@@ -38,13 +41,17 @@ async function main(): Promise<number> {
   const client = createClient(url, 120_000);
   try {
     // npm runs scripts in the project root; a relative path means the caller's directory.
-    const summary = await loadBundle(path.resolve(process.env.INIT_CWD ?? process.cwd(), dir), {
+    const summary = await loadBundle(isStoreUrl(source) ? source : path.resolve(process.env.INIT_CWD ?? process.cwd(), source), {
       client,
       prefix: config.indexPrefix,
       dataDir: config.dataDir,
       cycleStarts: config.cycleStarts,
       currentCycle: config.currentCycle,
       force: parsed.values.force,
+      store: createObjectStore(config.store, {
+        onRetry: ({ method, url, reason, attempt, delayMs, offset }) =>
+          write(`retrying ${method} ${url} in ${delayMs} ms (${reason}; failure ${attempt} of ${config.store.attempts}${offset ? `, resuming at byte ${offset}` : ''})`),
+      }),
       progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
     });
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);

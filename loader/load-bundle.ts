@@ -23,6 +23,7 @@ import { createGenerationIndices, deleteGeneration, dropGenerations, finishGener
 import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
+import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
@@ -41,6 +42,10 @@ export interface LoadOptions {
   progress?: Progress;
   flushBytes?: number;
   concurrency?: number;
+  /** Reads `s3://` and `http(s)://` sources (default: an unsigned client, enough for directories and http(s)). */
+  store?: ObjectStore;
+  /** Stops the load promptly (nothing goes live; what it built is removed). */
+  signal?: AbortSignal;
 }
 
 export interface LoadSummary {
@@ -56,8 +61,8 @@ export interface LoadSummary {
 }
 
 /** Reads a small JSON document whole (catalog, ops), checking it against the manifest. */
-async function readDocument(file: BundleFile): Promise<Record<string, unknown>> {
-  const stream = readLines(file.location, file.gzip, file.path);
+async function readDocument(file: BundleFile, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const stream = readLines(file, { signal });
   const parts: string[] = [];
   for await (const batch of stream.batches) for (const { text } of batch) parts.push(text);
   checkIntegrity(file, { ...stream.integrity(), rowCount: file.sizeBytes > 0 ? 1 : 0 });
@@ -71,8 +76,8 @@ async function readDocument(file: BundleFile): Promise<Record<string, unknown>> 
 }
 
 /** Drains a file nobody indexes, so its hash and count are still checked. */
-async function verifyOnly(file: BundleFile): Promise<void> {
-  const stream = readLines(file.location, file.gzip, file.path);
+async function verifyOnly(file: BundleFile, signal?: AbortSignal): Promise<void> {
+  const stream = readLines(file, { signal });
   for await (const _ of stream.batches);
   checkIntegrity(file, stream.integrity());
 }
@@ -85,10 +90,10 @@ function fileFor(bundle: Bundle, names: readonly string[], extension: string): B
   return undefined;
 }
 
-export async function loadBundle(dir: string, options: LoadOptions): Promise<LoadSummary> {
-  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, progress = silentProgress } = options;
+export async function loadBundle(source: string, options: LoadOptions): Promise<LoadSummary> {
+  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, progress = silentProgress, signal } = options;
   const started = performance.now();
-  const bundle = await openBundle(dir);
+  const bundle = await openBundle(source, { store: options.store ?? createObjectStore(), signal });
   for (const name of REQUIRED_FILES) {
     if (!bundle.files.has(name)) throw new LoadError('required file is not listed in the manifest', { file: name });
   }
@@ -100,8 +105,9 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
   }
 
   const generation = newGenerationId(bundle.manifestSha256);
-  const exportDir = exportDirOf(dataDir, prefix, generation);
-  progress.log(`loading ${bundle.dir} as generation ${generation}`);
+  // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
+  const exportDir = bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined;
+  progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation}`);
   const warnings: string[] = [];
   const used = new Set<string>();
   try {
@@ -129,7 +135,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       results.push(result);
     }
 
-    const catalog = await readDocument(bundle.files.get('catalog.json')!);
+    const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
     used.add('catalog.json');
     const ops: GenerationDoc['ops'] = {};
     for (const [key, names] of Object.entries(OPS_DOCUMENTS)) {
@@ -139,12 +145,12 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
         continue;
       }
       used.add(file.path);
-      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file);
+      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file, signal);
     }
     for (const file of bundle.files.values()) {
       if (used.has(file.path)) continue;
       warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
-      await verifyOnly(file);
+      await verifyOnly(file, signal);
     }
 
     await finishGenerationIndices(client, prefix, generation, replicas);
@@ -161,16 +167,17 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       counts[description.name] = documents;
     }
 
-    await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
+    if (exportDir) await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
     const manifestCycles = (bundle.manifest.cycles ?? []).filter((c) => Number.isSafeInteger(c));
     const currentCycle = options.currentCycle ?? (manifestCycles.length ? Math.max(...manifestCycles) : Math.max(0, ...results.map((r) => r.maxCycle)));
-    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, location }) => ({
+    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, gzip, stored }) => ({
       path,
-      storedAs: location.endsWith('.gz') ? `${path}.gz` : path,
+      storedAs: gzip ? `${path}.gz` : path,
       contentType,
       sha256,
       sizeBytes,
       rowCount,
+      ...(bundle.exportBase ? { storedBytes: stored.size, etag: stored.etag } : {}),
     }));
     const doc: GenerationDoc = {
       generation,
@@ -180,7 +187,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
       generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
       loadedAt: new Date().toISOString(),
       currentCycle,
-      exportDir,
+      ...(exportDir ? { exportDir } : { exportBase: bundle.exportBase, exportManifest: { storedBytes: bundle.manifestBytes.length, etag: bundle.manifestEtag } }),
       counts,
       files,
       manifest: bundle.manifest,
@@ -200,7 +207,7 @@ export async function loadBundle(dir: string, options: LoadOptions): Promise<Loa
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
-    await removeExportDir(exportDir).catch(() => {});
+    if (exportDir) await removeExportDir(exportDir).catch(() => {});
     throw error;
   }
 }

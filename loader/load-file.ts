@@ -48,6 +48,8 @@ export interface LoadFileOptions {
    */
   flushBytes?: number;
   concurrency?: number;
+  /** Stops reading the file (the load then fails with the AbortError). */
+  signal?: AbortSignal;
 }
 
 /** What the bulk helper is fed: the action's id, the document as JSON text, and where it came from. */
@@ -72,7 +74,7 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
   const { client, file, index, description, context, progress, flushBytes = 1_000_000, concurrency = 3 } = options;
   const started = performance.now();
-  const stream = readLines(file.location, file.gzip, file.path);
+  const stream = readLines(file, { signal: options.signal });
   const shapeChecked = description.requiredFields.length > 0;
   let failure: LoadError | undefined;
   let rows = 0;
@@ -143,7 +145,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
 
   /** The first line whose document has this id (a refused row is rare: the file is read again to name it). */
   async function lineOf(id: string): Promise<number | undefined> {
-    for await (const batch of readLines(file.location, file.gzip, file.path).batches) {
+    for await (const batch of readLines(file, { signal: options.signal }).batches) {
       for (const { text, line } of batch) {
         try {
           if (text.trim() !== '' && toDocument(text, line).doc.id === id) return line;
