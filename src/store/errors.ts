@@ -29,7 +29,11 @@ export function describeAnswer(method: string, url: string, status: number, stat
   return `${method} ${url}: ${status}${statusText ? ` ${statusText}` : ''}${code ? ` (${code})` : ''}`;
 }
 
-/** Whether an error is the caller's abort (never retried, never reworded). */
-export function isAbort(error: unknown, signal?: AbortSignal): boolean {
-  return (error as Error | undefined)?.name === 'AbortError' || signal?.aborted === true;
+/**
+ * The caller's abort, as its signal states it (an `AbortError`, whatever the socket said when it
+ * was cut), or undefined for any other error. An abort is never retried nor reworded.
+ */
+export function abortOf(error: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  return (error as Error | undefined)?.name === 'AbortError' ? error : undefined;
 }

@@ -18,12 +18,12 @@
  * found through its manifest, never by listing.
  */
 import { createReadStream } from 'node:fs';
-import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AwsV4Signer } from 'aws4fetch';
 import type { StoreConfig } from '../config.ts';
-import { StoreError, describeAnswer, isAbort } from './errors.ts';
+import { StoreError, abortOf, describeAnswer } from './errors.ts';
 import { requestUrl } from './location.ts';
 import { type Validator, parseContentRange, readHeaders } from './ranges.ts';
 import { type Backoff, isTransientError, isTransientStatus, parseRetryAfter, retryDelayMs } from './retry.ts';
@@ -198,18 +198,20 @@ export function createObjectStore(config: Partial<Settings> = {}, options: Objec
         const res = await exchange(method, url, headers, signal, body);
         const status = res.statusCode ?? 0;
         if (accept(status)) return res;
-        const line = describeAnswer(method, shown, status, res.statusMessage);
+        // The standard phrase, not the server's spelling of it (moto says FORBIDDEN).
+        const phrase = STATUS_CODES[status];
         if (!isTransientStatus(status)) {
           const code = method === 'HEAD' ? undefined : await errorCode(res, timeoutMs);
           res.destroy();
-          throw new StoreError(describeAnswer(method, shown, status, res.statusMessage, code), { status, code });
+          throw new StoreError(describeAnswer(method, shown, status, phrase, code), { status, code });
         }
         res.destroy();
-        if (attempt >= attempts) throw new StoreError(`${line}, after ${attempt} attempts`, { status, transient: true });
-        reason = `${status} ${res.statusMessage ?? ''}`.trim();
+        if (attempt >= attempts) throw new StoreError(`${describeAnswer(method, shown, status, phrase)}, after ${attempt} attempts`, { status, transient: true });
+        reason = `${status} ${phrase ?? ''}`.trim();
         retryAfterMs = parseRetryAfter(header(res, 'retry-after'), Date.now());
       } catch (error) {
-        if (error instanceof StoreError || isAbort(error, signal)) throw error;
+        if (error instanceof StoreError) throw error;
+        if (abortOf(error, signal)) throw abortOf(error, signal);
         if (!isTransientError(error)) throw new StoreError(`${method} ${shown}: ${reasonOf(error)}`);
         if (attempt >= attempts) throw new StoreError(`${method} ${shown}: ${reasonOf(error)}, after ${attempt} attempts`, { transient: true });
         reason = reasonOf(error);
@@ -294,7 +296,8 @@ export function createObjectStore(config: Partial<Settings> = {}, options: Objec
             throw Object.assign(new Error(`the body ended after ${offset} of ${stop} bytes`), { code: 'ECONNRESET' });
           } catch (error) {
             current.res.destroy();
-            if (error instanceof StoreError || isAbort(error, signal)) throw error;
+            if (error instanceof StoreError) throw error;
+            if (abortOf(error, signal)) throw abortOf(error, signal);
             if (!isTransientError(error)) throw new StoreError(`GET ${shown}: ${reasonOf(error)} at byte ${offset}`);
             // A read that made progress starts its count again: only failures in a row are bounded.
             failures = progressed ? 1 : failures + 1;
@@ -324,8 +327,10 @@ export function createObjectStore(config: Partial<Settings> = {}, options: Objec
 
     async get(url, { since, signal, maxBytes = 16 * 1024 * 1024 } = {}) {
       const headers: Record<string, string> = { 'Accept-Encoding': 'identity' };
+      // The ETag alone when there is one: Last-Modified counts whole seconds, and a store that
+      // weighs both (moto does) would call a pointer re-published within the same second unchanged.
       if (since?.etag) headers['If-None-Match'] = since.etag;
-      if (since?.lastModified) headers['If-Modified-Since'] = since.lastModified;
+      else if (since?.lastModified) headers['If-Modified-Since'] = since.lastModified;
       for (let attempt = 1; ; attempt += 1) {
         const res = await answer('GET', url, headers, (s) => s === 200 || s === 304 || s === 404, signal);
         if (res.statusCode !== 200) {
@@ -345,7 +350,8 @@ export function createObjectStore(config: Partial<Settings> = {}, options: Objec
           return { status: 'ok', bytes: Buffer.concat(chunks), etag: info.etag, lastModified: info.lastModified };
         } catch (error) {
           res.destroy();
-          if (error instanceof StoreError || isAbort(error, signal)) throw error;
+          if (error instanceof StoreError) throw error;
+          if (abortOf(error, signal)) throw abortOf(error, signal);
           if (!isTransientError(error)) throw new StoreError(`GET ${toHttp(url)}: ${reasonOf(error)}`);
           if (attempt >= attempts) throw new StoreError(`GET ${toHttp(url)}: ${reasonOf(error)}, after ${attempt} attempts`, { transient: true });
           const delayMs = retryDelayMs(attempt, backoff, random);
