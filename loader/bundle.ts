@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { StoreError } from '../src/store/errors.ts';
 import type { ObjectStore } from '../src/store/object-store.ts';
 import { LoadError } from './errors.ts';
 import { type Folder, type StoredFile, asLoadError, findManifest, openFolder } from './source.ts';
@@ -133,13 +134,23 @@ async function followPointer(latest: Folder, pointer: Record<string, unknown>, s
   return { folder, bundleId, bytes: read.bytes, etag: read.version.etag, publishedAt: typeof publishedAt === 'string' ? publishedAt : undefined };
 }
 
-/** Where a listed file is: plain, else (for `.jsonl`) its `.gz` twin; undefined when neither is there. */
+/**
+ * Where a listed file is: plain, else (for `.jsonl`) its `.gz` twin; undefined when neither is
+ * there. S3 answers a missing key with 403 to a key without s3:ListBucket, so a 403 for the
+ * plain file stands only when the twin is not there either.
+ */
 async function findFile(folder: Folder, entry: ManifestFile, signal?: AbortSignal): Promise<BundleFile | undefined> {
+  let refused: unknown;
   for (const gzip of entry.path.endsWith('.jsonl') ? [false, true] : [false]) {
     const name = gzip ? `${entry.path}.gz` : entry.path;
-    const stored = await folder.stat(name, { signal });
+    const stored = await folder.stat(name, { signal }).catch((error: unknown) => {
+      if (gzip || !(error instanceof StoreError && error.status === 403)) throw error;
+      refused = error;
+      return undefined;
+    });
     if (stored) return { ...entry, gzip, location: folder.locate(name), stored, open: (options) => folder.open(name, stored, { signal, ...options }) };
   }
+  if (refused) throw refused;
   return undefined;
 }
 
