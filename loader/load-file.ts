@@ -76,7 +76,8 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   const started = performance.now();
   const stream = readLines(file, { signal: options.signal });
   const shapeChecked = description.requiredFields.length > 0;
-  let failure: LoadError | undefined;
+  /** The first fault: a LoadError naming `file:line`, or the caller's abort as it was thrown. */
+  let failure: Error | undefined;
   let rows = 0;
   let blankLines = 0;
   let maxCycle = 0;
@@ -139,7 +140,8 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
         yield* items;
       }
     } catch (error) {
-      failure ??= error instanceof LoadError ? error : new LoadError((error as Error).message, { file: file.path });
+      const kept = error instanceof LoadError || (error as Error).name === 'AbortError';
+      failure ??= kept ? (error as Error) : new LoadError((error as Error).message, { file: file.path });
     }
   }
 

@@ -174,6 +174,27 @@ describe('from http:// (a static server with faults)', () => {
   });
 });
 
+describe('stopping a load', () => {
+  it('stops at once when aborted mid-file (a stalled store read), leaving the live generation and nothing else', async () => {
+    await publishBundle(bundleB, path.join(work, 'site-d', 'registry'));
+    const server = await serve(path.join(work, 'site-d'));
+    server.inject('/events.jsonl.gz', { kind: 'stall' });
+    const before = (await live())?.generation;
+    const controller = new AbortController();
+    const store = createObjectStore({ timeoutMs: 60_000, attempts: 4 });
+    const loading = loadBundle(`${server.url}/registry`, options(store, { signal: controller.signal })).catch((e: unknown) => e);
+    while (!server.requests.some((r) => r.method === 'GET' && r.path.endsWith('/events.jsonl.gz'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    const aborted = performance.now();
+    controller.abort();
+    const error = await loading;
+    expect((error as Error).name).toBe('AbortError');
+    expect(performance.now() - aborted).toBeLessThan(5_000);
+    expect((await live())?.generation).toBe(before);
+    const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` })) ?? {});
+    expect(new Set(indices.map((n) => n.slice(-26))).size).toBeLessThanOrEqual(2);
+  });
+});
+
 describe('polling a pointer', () => {
   it('answers unchanged while the pointer stays, and the new bundle after a re-publish (s3://)', async () => {
     const store = moto.store();
