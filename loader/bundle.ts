@@ -1,7 +1,7 @@
 /**
- * Opens a bundle wherever it is published — a directory, an `s3://bucket/prefix`, an
- * `http(s)://` folder — (source.ts finds it): follows a publish pointer, reads and checks
- * `manifest.json`, and finds each listed file as published (plain, or only its `.jsonl.gz` twin).
+ * Opens a bundle wherever it is published (a directory, `s3://bucket/prefix`, an `http(s)://`
+ * folder; source.ts reads them): follows a publish pointer, reads and checks `manifest.json`,
+ * and finds each listed file as published (plain, or only its `.jsonl.gz` twin).
  *
  * It checks what the registry's verifier checks of the manifest itself (schema version,
  * safe bare file names, content types, no duplicates) and that every listed file exists (a HEAD

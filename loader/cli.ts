@@ -1,9 +1,10 @@
 /**
  * `npm run load -- <source> [--force] [--json]`: loads a bundle into Elasticsearch as a new live
  * generation. The source is a directory, `s3://bucket/prefix` or an `http(s)://` folder: a bundle
- * folder, a `latest/` folder (publish pointer or flat manifest), or the prefix above `latest/`. Exit 0 when loaded or already live, 1
- * when the bundle is refused (with `file:line` and the reason), 2 on a usage error. `--json`
- * prints the summary as JSON (the loader benchmark reads it).
+ * folder, a `latest/` folder (publish pointer or flat manifest), or the prefix above `latest/`
+ * (the AWS_* settings sign `s3://`; retries are printed as they happen). Exit 0 when loaded or
+ * already live, 1 when the bundle is refused (with `file:line`, or the URL and status, and the
+ * reason), 2 on a usage error. `--json` prints the summary as JSON (the loader benchmark reads it).
  *
  * `npm run load` starts it with 8 MB V8 semi-spaces (package.json): the young generation V8
  * picks on a large machine lets a load's short-lived garbage add ~100 MB of RSS for nothing.

@@ -16,6 +16,7 @@ import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { type LoadContext, type Row, documentId } from '../src/indices/description.ts';
 import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
 import { toInstant } from '../src/indices/instant.ts';
+import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
@@ -23,7 +24,6 @@ import { createGenerationIndices, deleteGeneration, dropGenerations, finishGener
 import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
-import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
