@@ -3,7 +3,9 @@
  * to start without it (a development node is `npm start`'s business, in scripts/).
  *
  *   <source> [--force] [--json]      load the bundle a source names, once (exit 0 when loaded or
- *                                    already live, 1 when refused, 2 on a usage error)
+ *                                    already live, 1 when refused, 2 on a usage error); a source is a
+ *                                    directory, s3://bucket/prefix or an http(s):// folder: a bundle,
+ *                                    a latest/ folder, or the prefix above latest/ (AWS_* sign s3://)
  *   --follow [<source>] [--every 60s]  follow a source: load each new bundle it publishes (LOAD_SOURCE, FOLLOW_EVERY)
  *   --rollback [<generation>]        make a kept generation live again (the previous one by default)
  *   --list                           the kept generations, live first
@@ -16,6 +18,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig, parseDuration } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
+import { isStoreUrl } from '../src/store/location.ts';
+import { createObjectStore } from '../src/store/object-store.ts';
 import { LoadError } from './errors.ts';
 import { generationDocs, liveGeneration } from './generations.ts';
 import { type LoadOptions, loadBundle } from './load-bundle.ts';
@@ -35,7 +39,7 @@ class UsageError extends Error {}
 
 /** A local source is relative to the caller's directory (npm runs scripts in the project root). */
 function resolveSource(source: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : path.resolve(process.env.INIT_CWD ?? process.cwd(), source);
+  return isStoreUrl(source) ? source : path.resolve(process.env.INIT_CWD ?? process.cwd(), source);
 }
 
 function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createClient>, write: (line: string) => void, signal: AbortSignal): LoadOptions {
@@ -49,6 +53,10 @@ function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createC
     keep: config.keepGenerations,
     shardTargetBytes: config.shardTargetBytes,
     signal,
+    store: createObjectStore(config.store, {
+      onRetry: ({ method, url, reason, attempt, delayMs, offset }) =>
+        write(`retrying ${method} ${url} in ${delayMs} ms (${reason}; failure ${attempt} of ${config.store.attempts}${offset ? `, resuming at byte ${offset}` : ''})`),
+    }),
     progress: createProgress({ tty: Boolean(process.stderr.isTTY), write }),
   };
 }
@@ -111,6 +119,10 @@ async function main(): Promise<number> {
     console.log(values.json ? JSON.stringify({ ...summary, peakRssMb }) : formatSummary(summary));
     return 0;
   } catch (error) {
+    if (stop.signal.aborted) {
+      console.error('interrupted: what the load built was deleted\nthe live generation is unchanged');
+      return 1;
+    }
     if (error instanceof LoadError) {
       console.error(`${values.rollback ? 'rollback refused' : 'load refused'}: ${error.message}\nthe live generation is unchanged`);
       return 1;

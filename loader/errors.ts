@@ -3,11 +3,14 @@ export class LoadError extends Error {
   override name = 'LoadError';
   readonly file: string | undefined;
   readonly line: number | undefined;
+  /** The source could not be read for a while (retries exhausted): another try may succeed. */
+  readonly transient: boolean;
 
-  constructor(reason: string, where: { file?: string; line?: number } = {}) {
+  constructor(reason: string, where: { file?: string; line?: number; transient?: boolean } = {}) {
     const at = where.file === undefined ? '' : where.line === undefined ? `${where.file}: ` : `${where.file}:${where.line}: `;
     super(`${at}${reason}`);
     this.file = where.file;
     this.line = where.line;
+    this.transient = where.transient ?? false;
   }
 }

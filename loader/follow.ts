@@ -14,37 +14,25 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FollowerState } from '../src/indices/state.ts';
-import { openBundle } from './bundle.ts';
+import { createObjectStore } from '../src/store/object-store.ts';
 import { LoadError } from './errors.ts';
 import { type LoadOptions, loadBundle } from './load-bundle.ts';
+import { type PollValidators, pollSource } from './poll.ts';
 import { recordFollower, rolledBack } from './state.ts';
 
-/** What a check of the pointer found. */
-export type PointerCheck =
-  | { status: 'unchanged' }
-  | { status: 'changed'; bundleId: string; manifestSha256: string; validators?: unknown };
-
-/** Reads the pointer of a source, conditionally on what the last read returned. */
-export type PointerPoll = (source: string, validators: unknown, signal?: AbortSignal) => Promise<PointerCheck>;
 
 export interface FollowOptions extends LoadOptions {
   source: string;
   everyMs: number;
   log: (line: string) => void;
-  poll?: PointerPoll;
   /** Stops after this many checks (tests); default: until the signal. */
   checks?: number;
 }
 
-/** Without a conditional reader: opens the bundle each time (reads only its manifest). */
-const openPoll: PointerPoll = async (source) => {
-  const bundle = await openBundle(source);
-  return { status: 'changed', bundleId: bundle.bundleId, manifestSha256: bundle.manifestSha256 };
-};
-
 export async function follow(options: FollowOptions): Promise<void> {
-  const { client, prefix, source, everyMs, log, signal, poll = openPoll, checks = Infinity } = options;
-  let validators: unknown;
+  const { client, prefix, source, everyMs, log, signal, checks = Infinity } = options;
+  const store = options.store ?? createObjectStore();
+  let validators: PollValidators | undefined;
   let refused: { manifestSha256: string; reason: string } | undefined;
   let last: Pick<FollowerState, 'loadedAt' | 'generation'> = {};
   log(`following ${source} every ${everyMs / 1000} s`);
@@ -54,7 +42,7 @@ export async function follow(options: FollowOptions): Promise<void> {
     let message: string;
     let named: string | undefined;
     try {
-      const found = await poll(source, validators, signal);
+      const found = await pollSource(source, { store, since: validators, signal });
       if (found.status === 'unchanged') {
         [outcome, message] = ['unchanged', 'the pointer has not changed'];
       } else {
@@ -65,7 +53,7 @@ export async function follow(options: FollowOptions): Promise<void> {
         } else if (refused?.manifestSha256 === found.manifestSha256) {
           [outcome, message] = ['skipped', `bundle ${bundle} was refused (${refused.reason}); waiting for a newer one`];
         } else {
-          const summary = await loadBundle(source, options);
+          const summary = await loadBundle(source, { ...options, store });
           if (summary.status === 'loaded') {
             last = { loadedAt: new Date().toISOString(), generation: summary.generation };
             [outcome, message] = ['loaded', `bundle ${bundle} is live as generation ${summary.generation} (${summary.seconds.toFixed(1)} s)`];
@@ -84,7 +72,7 @@ export async function follow(options: FollowOptions): Promise<void> {
       message = (error as Error).message;
       // A bundle the loader refused is not tried again until the pointer moves on; anything else
       // (the source unreachable) is: read the pointer afresh next time.
-      if (error instanceof LoadError && named !== undefined && !(error as LoadError & { transient?: boolean }).transient) {
+      if (error instanceof LoadError && named !== undefined && !error.transient) {
         refused = { manifestSha256: named, reason: message };
       }
       validators = undefined;

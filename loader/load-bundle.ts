@@ -17,6 +17,7 @@ import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { type LoadContext, type Row, documentId } from '../src/indices/description.ts';
 import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
 import { toInstant } from '../src/indices/instant.ts';
+import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
@@ -52,11 +53,13 @@ export interface LoadOptions {
   shardTargetBytes?: number;
   /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
   updateMinRows?: number;
-  /** Stops the load: what it built is deleted and it rejects with a LoadError. */
-  signal?: AbortSignal;
   progress?: Progress;
   flushBytes?: number;
   concurrency?: number;
+  /** Reads `s3://` and `http(s)://` sources (default: an unsigned client, enough for directories and http(s)). */
+  store?: ObjectStore;
+  /** Stops the load promptly (nothing goes live; what it built is removed): it rejects with the AbortError. */
+  signal?: AbortSignal;
 }
 
 /** One index of the load: what was done with it. */
@@ -84,8 +87,8 @@ export interface LoadSummary {
 }
 
 /** Reads a small JSON document whole (catalog, ops), checking it against the manifest. */
-async function readDocument(file: BundleFile): Promise<Record<string, unknown>> {
-  const stream = readLines(file.location, file.gzip, file.path);
+async function readDocument(file: BundleFile, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const stream = readLines(file, { signal });
   const parts: string[] = [];
   for await (const batch of stream.batches) for (const { text } of batch) parts.push(text);
   checkIntegrity(file, { ...stream.integrity(), rowCount: file.sizeBytes > 0 ? 1 : 0 });
@@ -99,8 +102,8 @@ async function readDocument(file: BundleFile): Promise<Record<string, unknown>> 
 }
 
 /** Drains a file nobody indexes, so its hash and count are still checked. */
-async function verifyOnly(file: BundleFile): Promise<void> {
-  const stream = readLines(file.location, file.gzip, file.path);
+async function verifyOnly(file: BundleFile, signal?: AbortSignal): Promise<void> {
+  const stream = readLines(file, { signal });
   for await (const _ of stream.batches);
   checkIntegrity(file, stream.integrity());
 }
@@ -151,15 +154,15 @@ function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: 
  * open (loader/state.ts): a second loader — a second follower, a rollback — waits, then finds
  * this bundle live and has nothing to do.
  */
-export async function loadBundle(dir: string, options: LoadOptions): Promise<LoadSummary> {
-  const { client, prefix, progress = silentProgress } = options;
+export async function loadBundle(source: string, options: LoadOptions): Promise<LoadSummary> {
+  const { client, prefix, progress = silentProgress, signal } = options;
   const started = performance.now();
-  const bundle = await openBundle(dir);
+  const bundle = await openBundle(source, { store: options.store ?? createObjectStore(), signal });
   for (const name of REQUIRED_FILES) {
     if (!bundle.files.has(name)) throw new LoadError('required file is not listed in the manifest', { file: name });
   }
   const onWait = (owner: string) => progress.log(`another load holds the lock (${owner}): waiting for it to finish`);
-  return withLoadLock(client, prefix, { signal: options.signal, onWait }, (signal) => loadLocked(bundle, { ...options, signal }, started));
+  return withLoadLock(client, prefix, { signal, onWait }, (signal) => loadLocked(bundle, { ...options, signal }, started));
 }
 
 async function loadLocked(bundle: Bundle, options: LoadOptions, started: number): Promise<LoadSummary> {
@@ -175,7 +178,8 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   const kept = await generationDocs(client, prefix);
   const indexedAt = firstSeenInstant(kept);
   const sequence = Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1;
-  const exportDir = exportDirOf(dataDir, prefix, generation);
+  // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
+  const exportDir = bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined;
   const planned = planIndices({
     prefix,
     generation,
@@ -188,12 +192,10 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     updateMinRows: options.updateMinRows,
   });
   const plans = new Map(planned.map((p) => [p.name, p]));
-  progress.log(`loading ${bundle.dir} as generation ${generation} (${planned.map((p) => `${p.name}: ${p.action}`).join(', ')})`);
+  progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation} (${planned.map((p) => `${p.name}: ${p.action}`).join(', ')})`);
   const warnings: string[] = [];
   const used = new Set<string>();
-  const stop = () => {
-    if (signal?.aborted) throw new LoadError('interrupted: the load was stopped');
-  };
+  const stop = () => signal?.throwIfAborted();
   try {
     const context = loadContext(client, cycleStarts, plans);
     const results: IndexResult[] = [];
@@ -229,7 +231,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       results.push(result);
     }
 
-    const catalog = await readDocument(bundle.files.get('catalog.json')!);
+    const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
     used.add('catalog.json');
     const ops: GenerationDoc['ops'] = {};
     for (const [key, names] of Object.entries(OPS_DOCUMENTS)) {
@@ -239,12 +241,12 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
         continue;
       }
       used.add(file.path);
-      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file);
+      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file, signal);
     }
     for (const file of bundle.files.values()) {
       if (used.has(file.path)) continue;
       warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
-      await verifyOnly(file);
+      await verifyOnly(file, signal);
     }
     stop();
 
@@ -268,15 +270,16 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       counts[result.name] = documents;
     }
 
-    if (bundle.dir) await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
+    if (exportDir) await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
     const currentCycle = options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index)));
-    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, location }) => ({
+    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, gzip, stored }) => ({
       path,
-      storedAs: location.endsWith('.gz') ? `${path}.gz` : path,
+      storedAs: gzip ? `${path}.gz` : path,
       contentType,
       sha256,
       sizeBytes,
       rowCount,
+      ...(bundle.exportBase ? { storedBytes: stored.size, etag: stored.etag } : {}),
     }));
     const doc: GenerationDoc = {
       generation,
@@ -289,9 +292,10 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       loadedAt: new Date().toISOString(),
       indexedAt,
       sequence,
-      source: bundle.dir,
+      publishedAt: toInstant(bundle.publishedAt)?.text,
+      source: bundle.source,
       currentCycle,
-      exportDir,
+      ...(exportDir ? { exportDir } : { exportBase: bundle.exportBase, exportManifest: { storedBytes: bundle.manifestBytes.length, etag: bundle.manifestEtag } }),
       counts,
       files,
       manifest: bundle.manifest,
@@ -324,7 +328,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
-    await removeExportDir(exportDir).catch(() => {});
+    if (exportDir) await removeExportDir(exportDir).catch(() => {});
     throw error;
   }
 }

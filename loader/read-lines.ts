@@ -8,12 +8,17 @@
  * data. A trailing `\r` (CRLF files) is not part of a line. Memory stays bounded by the
  * chunk size and the longest line, whatever the file size. Multi-member gzip (concatenated
  * copies) is read whole, as `zlib.createGunzip` does.
+ *
+ * The bytes come from the file's `open()` (a local read, or a store read that retries and
+ * resumes inside, source.ts); small network chunks are gathered to about a megabyte, so a batch
+ * is as large from a store as from a disk.
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import path from 'node:path';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import type { BundleFile } from './bundle.ts';
+import { StoreError } from '../src/store/errors.ts';
 import { LoadError } from './errors.ts';
 
 /** What was measured over the uncompressed bytes once the stream has ended. */
@@ -40,17 +45,48 @@ const CR = 0x0d;
 const CHUNK_BYTES = 1 << 20;
 
 /**
- * @param file what is read (the `.gz` twin when `gzip`)
- * @param name how errors name it (the manifest path); its `file:line` prefix is added here
+ * Chunks of at least `min` bytes (the last may be smaller): fewer, larger batches of lines. What
+ * was gathered before a failure is still given first, so the error names the last good line.
  */
-export function readLines(file: string, gzip: boolean, name = path.basename(file)): LineStream {
+async function* gathered(chunks: AsyncIterable<Buffer>, min: number): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let size = 0;
+  let failure: unknown;
+  try {
+    for await (const chunk of chunks) {
+      if (size === 0 && chunk.length >= min) {
+        yield chunk;
+        continue;
+      }
+      pending.push(chunk);
+      size += chunk.length;
+      if (size >= min) {
+        yield Buffer.concat(pending, size);
+        pending = [];
+        size = 0;
+      }
+    }
+  } catch (error) {
+    failure = error;
+  }
+  if (size > 0) yield Buffer.concat(pending, size);
+  if (failure !== undefined) throw failure;
+}
+
+/**
+ * @param file what is read: its stored bytes (`open`), gzip or not; errors name it by its
+ *   manifest `path` (the `.gz` twin's name for a broken gzip stream), with `file:line` added here
+ * @param options.signal stops the read (the error is the AbortError, as thrown)
+ */
+export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'location'>, options: { signal?: AbortSignal } = {}): LineStream {
+  const { gzip, path: name } = file;
   const hash = createHash('sha256');
   let size = 0;
   let newlines = 0;
   let lastByte = -1;
   let done = false;
   // Errors of the compressed stream name the `.gz` file that is actually broken.
-  const where = gzip ? path.basename(file) : name;
+  const where = gzip ? `${name}.gz` : name;
 
   function decode(bytes: Buffer, line: number): Line {
     const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
@@ -60,14 +96,20 @@ export function readLines(file: string, gzip: boolean, name = path.basename(file
   }
 
   async function* batches(): AsyncGenerator<Line[]> {
-    const source = createReadStream(file, { highWaterMark: CHUNK_BYTES });
-    const input = gzip ? source.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : source;
-    // An error of the file stream must reach the reader of the gunzip stream, not vanish in the pipe.
-    if (gzip) source.once('error', (error) => (input as ReturnType<typeof createGunzip>).destroy(error));
+    const stored = file.open({ signal: options.signal });
+    let input: AsyncIterable<Buffer> = stored;
+    let source: Readable | undefined;
+    if (gzip) {
+      source = Readable.from(stored, { objectMode: false });
+      const gunzip = source.pipe(createGunzip({ chunkSize: CHUNK_BYTES }));
+      // An error of the stored bytes must reach the reader of the gunzip stream, not vanish in the pipe.
+      source.once('error', (error) => gunzip.destroy(error));
+      input = gunzip;
+    }
     let carry: Buffer | undefined;
     let line = 0;
     try {
-      for await (const chunk of input as AsyncIterable<Buffer>) {
+      for await (const chunk of gathered(input, CHUNK_BYTES)) {
         hash.update(chunk);
         size += chunk.length;
         lastByte = chunk[chunk.length - 1]!;
@@ -86,10 +128,15 @@ export function readLines(file: string, gzip: boolean, name = path.basename(file
         if (batch.length > 0) yield batch;
       }
     } catch (error) {
-      if (error instanceof LoadError) throw error;
+      if (error instanceof LoadError || (error as Error).name === 'AbortError') throw error;
+      // A store that refused or never came back: its one line names the URL and the status.
+      if (error instanceof StoreError) throw new LoadError(error.message, { transient: error.transient });
       const reason = (error as Error).message;
       const after = line > 0 ? `after line ${line}` : 'before the first line';
       throw new LoadError(gzip ? `truncated or corrupt gzip (${reason}) ${after}` : `${reason} ${after}`, { file: where });
+    } finally {
+      // A reader that stops early (a bad line) closes the stored bytes too (a store connection).
+      source?.destroy();
     }
     if (carry !== undefined && carry.length > 0) yield [decode(carry, line + 1)];
     done = true;

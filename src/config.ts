@@ -82,6 +82,25 @@ export interface Config {
   loadSource: string | undefined;
   /** How often the follower checks the source's pointer. */
   followEveryMs: number;
+  /** How `s3://` and `http(s)://` bundle sources are read, by the loader and by /v1/exports. */
+  store: StoreConfig;
+}
+
+/**
+ * Access to an S3-compatible object store, under the AWS SDKs' own variable names. Requests to
+ * `s3://` are signed (SigV4) with the key; without `endpoint` they go to AWS itself.
+ */
+export interface StoreConfig {
+  /** `AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`); undefined = no key (http(s) sources only). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+  /** `AWS_REGION`, else `AWS_DEFAULT_REGION`; undefined = guessed from the host (`auto` on R2), else us-east-1. */
+  region: string | undefined;
+  /** `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL` (R2, MinIO): path-style URLs under it. */
+  endpoint: string | undefined;
+  /** `STORE_TIMEOUT_MS`: a request with no answer, or a body with no new byte, for this long is a fault (and retried). */
+  timeoutMs: number;
+  /** `STORE_ATTEMPTS`: tries per request before a transient fault is final (a resumed read that made progress starts again). */
+  attempts: number;
 }
 
 /**
@@ -228,6 +247,37 @@ function countOrOff(env: Env, name: string, fallback: number, max: number): numb
   return int(env, name, fallback, 1, max);
 }
 
+/** The object store settings (`StoreConfig`): a key is whole or absent, an endpoint is an http(s) origin. */
+export function parseStoreConfig(env: Env): StoreConfig {
+  const accessKeyId = optional(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'AWS_SECRET_ACCESS_KEY');
+  const sessionToken = optional(env, 'AWS_SESSION_TOKEN');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  }
+  if (sessionToken !== undefined && accessKeyId === undefined) throw new ConfigError('AWS_SESSION_TOKEN needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  const regionName = optional(env, 'AWS_REGION') === undefined ? 'AWS_DEFAULT_REGION' : 'AWS_REGION';
+  const region = optional(env, regionName);
+  if (region !== undefined && !/^[a-z0-9-]{1,40}$/.test(region)) throw new ConfigError(`${regionName} must be a region name such as eu-west-1 or auto, got "${region}"`);
+  const endpointName = optional(env, 'AWS_ENDPOINT_URL_S3') === undefined ? 'AWS_ENDPOINT_URL' : 'AWS_ENDPOINT_URL_S3';
+  const endpointRaw = optional(env, endpointName);
+  let endpoint: string | undefined;
+  if (endpointRaw !== undefined) {
+    const url = URL.canParse(endpointRaw) ? new URL(endpointRaw) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
+      throw new ConfigError(`${endpointName} must be an http(s) URL such as https://<account>.r2.cloudflarestorage.com, got "${endpointRaw.replace(/\/\/[^/@]*@/, '//…@')}"`);
+    }
+    endpoint = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  }
+  return Object.freeze({
+    credentials: accessKeyId === undefined ? undefined : Object.freeze({ accessKeyId, secretAccessKey: secretAccessKey!, ...(sessionToken ? { sessionToken } : {}) }),
+    region,
+    endpoint,
+    timeoutMs: int(env, 'STORE_TIMEOUT_MS', 30_000, 100, 600_000)!,
+    attempts: int(env, 'STORE_ATTEMPTS', 6, 1, 100)!,
+  });
+}
+
 /** Reads and validates the environment. Call once, at start-up. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
@@ -277,5 +327,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
     loadSource: optional(env, 'LOAD_SOURCE'),
     followEveryMs: parseDuration('FOLLOW_EVERY', str(env, 'FOLLOW_EVERY', '60s'), 1000),
+    store: parseStoreConfig(env),
   });
 }

@@ -53,6 +53,10 @@ export interface GenerationFile {
   sha256: string;
   sizeBytes: number;
   rowCount: number;
+  /** Bytes as stored, for a generation served from a store (`exportBase`): the `.gz` size of a twin. */
+  storedBytes?: number;
+  /** The store's ETag of the stored object: /v1/exports reads it under `If-Match`, so a changed object is never served. */
+  etag?: string;
 }
 
 /** The generation document: what was loaded, from which bundle, and the bundle's own documents. */
@@ -85,8 +89,15 @@ export interface GenerationDoc {
   loadedAt: string;
   /** The cycle that `cycles=current` and the default scope mean for this generation. */
   currentCycle: number;
-  /** Immutable copy of the bundle's files, served by /v1/exports. */
-  exportDir: string;
+  /** Immutable local copy of the bundle's files, served by /v1/exports (a bundle loaded from a directory). */
+  exportDir?: string;
+  /**
+   * The store folder of the bundle's files, served by /v1/exports through the gateway (a bundle
+   * loaded from `s3://` or `http(s)://`): `s3://bucket/prefix/bundles/<id>/`, `https://…/`. Never a credential.
+   */
+  exportBase?: string;
+  /** `manifest.json` in `exportBase`: its size and the store's ETag. */
+  exportManifest?: { storedBytes: number; etag?: string };
   /** Documents per index after the load. */
   counts: Record<string, number>;
   files: GenerationFile[];

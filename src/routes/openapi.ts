@@ -38,7 +38,7 @@ const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; desc
   503: {
     code: ['unavailable', 'overloaded'],
     name: 'Unavailable',
-    description: 'Elasticsearch is unreachable or no bundle is loaded (`unavailable`), or at capacity (`overloaded`); retry after `Retry-After` seconds.',
+    description: 'Elasticsearch (for `/v1/exports`, also the object store a generation is served from) is unreachable or no bundle is loaded (`unavailable`), or at capacity (`overloaded`); retry after `Retry-After` seconds.',
   },
   504: { code: 'timeout', name: 'Timeout', description: 'Elasticsearch did not answer in time.' },
 };

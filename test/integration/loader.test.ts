@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, readRows } from '../../generator/read-bundle.ts';
+import { IDENTITY, distinctIds } from '../support/bundle-counts.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';
@@ -20,31 +21,6 @@ import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
-
-/** The identity of a row, computed here independently of the loader's index descriptions. */
-const IDENTITY: Record<string, (row: any) => string> = {
-  entities: (r) => r.id,
-  sources: (r) => r.id,
-  facts: (r) => `${r.entityId}:${r.key}:${r.sourceId}`,
-  relations: (r) => r.id ?? `relation:${r.subjectEntityId}:${r.predicate}:${r.objectEntityId}:${r.sourceId}`,
-  entity_sources: (r) => `${r.entityId}:${r.source.id}`,
-  source_artefacts: (r) => r.id,
-  current_entities: (r) => r.entity.id,
-  current_relations: (r) => r.id ?? `relation:${r.subjectEntityId}:${r.predicate}:${r.objectEntityId}:${r.sourceId}`,
-  killmails: (r) => r.id,
-  events: (r) => r.id,
-  chain_objects: (r) => r.id,
-};
-
-async function distinctIds(dir: string, stem: string): Promise<{ rows: number; ids: Set<string> }> {
-  const ids = new Set<string>();
-  let rows = 0;
-  for await (const { row } of readRows(dir, `${stem}.jsonl`)) {
-    rows += 1;
-    ids.add(IDENTITY[stem]!(row));
-  }
-  return { rows, ids };
-}
 
 let client: Client;
 let work: string;

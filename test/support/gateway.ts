@@ -12,6 +12,7 @@ import { writeBundle } from '../../generator/write-bundle.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
 import { type ServerOptions, startServer } from '../../src/server.ts';
+import type { ObjectStore } from '../../src/store/object-store.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, uniquePrefix } from './elasticsearch.ts';
 
@@ -35,6 +36,10 @@ export interface TestGatewayOptions {
   gatewayEsUrl?: string;
   /** Where the gateway's log lines go (silent unless `env` sets LOG_LEVEL). */
   logDestination?: ServerOptions['logDestination'];
+  /** Publishes the written bundle somewhere (a store) and returns the source to load instead of the directory. */
+  publish?: (bundleDir: string) => Promise<string>;
+  /** Reads that source (an `s3://` one needs a key). */
+  store?: ObjectStore;
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
@@ -47,7 +52,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   // unless a test sets RATE_LIMIT (test/integration/rate-limit.test.ts does).
   const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, RATE_LIMIT: 'off', ...options.env });
   const client = createClient(esUrl, 120_000);
-  const load = await loadBundle(bundleDir, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle });
+  const source = options.publish ? await options.publish(bundleDir) : bundleDir;
+  const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store: options.store });
   const running = await startServer(config, options.gatewayEsUrl ?? esUrl, { logDestination: options.logDestination });
   return {
     url: running.url,

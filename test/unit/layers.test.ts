@@ -1,7 +1,8 @@
 /**
  * The architecture the folders promise, checked on the import statements themselves: the pure
  * query builders know no HTTP layer, no Koa and no client; only src/search talks to
- * Elasticsearch; the index descriptions are shared by loader and gateway and know neither.
+ * Elasticsearch; the index descriptions are shared by loader and gateway and know neither; the
+ * object store client (src/store) is shared too, and the gateway never reaches into loader/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,5 +47,13 @@ describe('layers', () => {
 
   it('src/indices knows neither the HTTP layer nor the routes nor the search boundary', () => {
     expect(offending('indices', (t) => /^(http|routes|search|query)\//.test(t) || /^(koa|@koa\/)/.test(t))).toEqual([]);
+  });
+
+  it('src/store (the object store client of loader and gateway) knows no HTTP layer, route, query, index or search', () => {
+    expect(offending('store', (t) => /^(http|routes|search|query|indices)\//.test(t) || /^(koa|@koa\/|@elastic\/)/.test(t))).toEqual([]);
+  });
+
+  it('the gateway never imports the loader', () => {
+    expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
 });
