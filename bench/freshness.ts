@@ -7,22 +7,31 @@
  *    instant the live generation holds for it (goal: ≤ 1.3× the reference);
  * 3. the registry's next export where only `events.jsonl` changed (0.75 % new rows on top, one
  *    late arrival): every other index reused, events updated (goal: ≤ 0.3× the reference);
- * 4. a full load from the object store (moto, SigV4, pointer layout) against one from a
- *    directory, and the follow lag: a follower polling every second, the time from the pointer's
- *    publication to the new generation live (bench/store.ts).
+ * 4. a full load from the object store (moto on loopback, SigV4 checked, the registry's pointer
+ *    layout) against the full load from a directory;
+ * 5. the follow lag: a follower (`npm run load -- --follow`, checking every second) on that store;
+ *    the next export is published, and the time from the pointer's write to the new generation
+ *    live is measured (a check's wait, the incremental load and the swap).
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { writeNextExport } from '../generator/next-export.ts';
 import { type BundleRow, readManifest, readRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { deleteAllGenerations } from '../loader/generations.ts';
 import type { LoadSummary } from '../loader/load-bundle.ts';
-import type { Config } from '../src/config.ts';
+import { publishBundle } from '../generator/publish.ts';
+import { type MotoServer, startMoto } from '../scripts/moto.ts';
+import { type Config, PROJECT_ROOT } from '../src/config.ts';
+import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
 import { runLoader } from './load.ts';
 import { type Log, round } from './support.ts';
 
 const PREFIX = 'bench-fresh';
+const STORE_PREFIX = 'bench-fresh-store';
 /** New events in the next export, as a share of the file. */
 const NEW_SHARE = 0.0075;
 
@@ -39,10 +48,16 @@ export interface FreshnessBenchResult {
   full: LoadFigure;
   fullCarrying: LoadFigure;
   incremental: LoadFigure;
+  /** The same full load from the object store. */
+  fullFromStore: LoadFigure;
   /** fullCarrying / full (goal ≤ 1.3). */
   carryRatio: number;
   /** incremental / full (goal ≤ 0.3). */
   incrementalRatio: number;
+  /** fullFromStore / full. */
+  storeRatio: number;
+  /** Seconds from the next export's pointer written to its generation live, with a follower checking every second. */
+  followLagSeconds: number;
 }
 
 function figure(summary: LoadSummary & { peakRssMb: number }): LoadFigure {
@@ -80,6 +95,8 @@ export async function benchFreshness(options: { client: Client; esUrl: string; c
   await writeNextExport(dir, next, { events: withNewEvents(dir, newEvents) });
 
   await deleteAllGenerations(client, PREFIX);
+  await deleteAllGenerations(client, STORE_PREFIX);
+  const moto = await startMoto();
   try {
     log('full load, nothing live ...');
     const full = figure(await runLoader(dir, esUrl, config, PREFIX, true));
@@ -87,16 +104,55 @@ export async function benchFreshness(options: { client: Client; esUrl: string; c
     const fullCarrying = figure(await runLoader(dir, esUrl, config, PREFIX, true));
     log(`  ${fullCarrying.seconds} s; the next export (only events changed) ...`);
     const incremental = figure(await runLoader(next, esUrl, config, PREFIX, false));
-    log(`  ${incremental.seconds} s (${Object.entries(incremental.actions).map(([k, v]) => `${k}: ${v}`).join(', ')})`);
+    log(`  ${incremental.seconds} s (${Object.entries(incremental.actions).map(([k, v]) => `${k}: ${v}`).join(', ')}); the object store ...`);
+
+    await moto.createBucket('registry');
+    await publishBundle(dir, 's3://registry/current', { store: moto.store() });
+    const fullFromStore = figure(await runLoader('s3://registry/current', esUrl, config, STORE_PREFIX, true, moto.env));
+    log(`  from the store: ${fullFromStore.seconds} s; following it, the next export published ...`);
+    const followLagSeconds = await followLag(client, esUrl, config, moto, next, log);
+    log(`  follow lag: ${followLagSeconds} s`);
     return {
       bundle: { scale, events, newEvents },
       full,
       fullCarrying,
       incremental,
+      fullFromStore,
       carryRatio: round(fullCarrying.seconds / full.seconds),
       incrementalRatio: round(incremental.seconds / full.seconds),
+      storeRatio: round(fullFromStore.seconds / full.seconds),
+      followLagSeconds,
     };
   } finally {
+    await moto.stop();
     await deleteAllGenerations(client, PREFIX);
+    await deleteAllGenerations(client, STORE_PREFIX);
+  }
+}
+
+/** A follower on the store (its bundle live), the next export published: seconds from its pointer written to it live. */
+async function followLag(client: Client, esUrl: string, config: Readonly<Config>, moto: MotoServer, next: string, log: Log): Promise<number> {
+  const follower = spawn(process.execPath, ['--max-semi-space-size=8', path.join(PROJECT_ROOT, 'loader/cli.ts'), '--follow', 's3://registry/current', '--every', '1s'], {
+    env: { ...process.env, ...moto.env, ES_URL: esUrl, INDEX_PREFIX: STORE_PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: follower.stderr! }).on('line', (line) => lines.push(line));
+  try {
+    // Its first check finds the live bundle; then the registry publishes the next one.
+    while (!lines.some((l) => / live$/.test(l))) await setTimeout(200);
+    const published = await publishBundle(next, 's3://registry/current', { store: moto.store() });
+    const written = performance.now();
+    for (;;) {
+      const live = (await client.search<GenerationDoc>({ index: aliasName(STORE_PREFIX, META_INDEX), size: 1 })).hits.hits[0]?._source;
+      if (live?.manifestSha256 === published.manifestSha256) return round((performance.now() - written) / 1000);
+      if (lines.some((l) => /: failed: /.test(l))) throw new Error(`the follower failed: ${lines.at(-1)}`);
+      await setTimeout(50);
+    }
+  } finally {
+    const exited = new Promise((resolve) => follower.once('exit', resolve));
+    follower.kill('SIGTERM');
+    await exited;
+    log(`  follower: ${lines.filter((l) => l.startsWith('check ')).length} checks`);
   }
 }

@@ -89,12 +89,12 @@ async function capture(client: Client, dir: string, out: string, config: Readonl
  * The loader as users run it, `npm run load` (its Node flags included), in a process of its own
  * (step 2; the scale benchmark loads with it too).
  */
-export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, prefix: string, force: boolean): Promise<LoadSummary & { peakRssMb: number }> {
+export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, prefix: string, force: boolean, env: Record<string, string> = {}): Promise<LoadSummary & { peakRssMb: number }> {
   const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
   return new Promise((resolve, reject) => {
     const child = spawn(npm[0]!, [...npm.slice(1), 'run', '--silent', 'load', '--', dir, '--json', ...(force ? ['--force'] : [])], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
+      env: { ...process.env, ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -21,7 +21,7 @@ import { type RunningServer, startServer } from '../../src/server.ts';
 import { createObjectStore } from '../../src/store/object-store.ts';
 import { loadBundle } from '../../loader/load-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type MotoServer, startMoto } from '../support/moto.ts';
+import { type MotoServer, startMoto } from '../../scripts/moto.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { type StaticServer, startStaticServer } from '../support/static-server.ts';
 

@@ -23,7 +23,7 @@ import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/loa
 import { pollSource } from '../../loader/poll.ts';
 import { expectedCounts } from '../support/bundle-counts.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
-import { type MotoServer, startMoto } from '../support/moto.ts';
+import { type MotoServer, startMoto } from '../../scripts/moto.ts';
 import { type StaticServer, startStaticServer } from '../support/static-server.ts';
 
 const BUCKET = 'registry-exports';

@@ -9,8 +9,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { AwsV4Signer } from 'aws4fetch';
-import type { StoreConfig } from '../../src/config.ts';
-import { type ObjectStore, type ObjectStoreOptions, createObjectStore } from '../../src/store/object-store.ts';
+import type { StoreConfig } from '../src/config.ts';
+import { type ObjectStore, type ObjectStoreOptions, createObjectStore } from '../src/store/object-store.ts';
 
 /** Unauthenticated actions moto allows before it checks every signature: the three setup calls. */
 const SETUP_ACTIONS = 3;
