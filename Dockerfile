@@ -1,4 +1,4 @@
-# The gateway and the loader (same image; docker-compose.yml picks the command).
+# The gateway (CMD: node src/server.ts) and the loader (docker-compose.yml runs `node loader/cli.ts --follow`).
 # NODE_IMAGE: any image with Node 24 and npm at /usr/local (docker-compose.local.yml builds one
 # where images cannot be pulled).
 ARG NODE_IMAGE=node:24-slim
@@ -20,4 +20,4 @@ COPY . .
 COPY --from=pages /app/web/dist web/dist
 ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080
-CMD ["node", "scripts/start.ts", "--no-load"]
+CMD ["node", "src/server.ts"]

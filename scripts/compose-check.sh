@@ -70,7 +70,7 @@ trap teardown EXIT
 #    depends_on conditions give: podman-compose ignores `condition: service_healthy` on Podman
 #    older than 4.6 (and healthchecks need systemd timers to run by themselves), so the script
 #    enforces the conditions: the compose file's own healthcheck, run inside the container,
-#    then the loader run to completion with exit 0, then the gateway.
+#    then the publisher run to completion with exit 0, then the follower and the gateway.
 say "building the compose images"
 "${compose[@]}" build >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
 "${compose[@]}" up -d elasticsearch >"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
@@ -84,23 +84,24 @@ for attempt in $(seq 1 90); do
   fi
   sleep 2
 done
-say "elasticsearch healthy after $((SECONDS - started)) s; running the loader"
-"${compose[@]}" up -d --no-deps loader >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
-loader_exit="$(podman wait "$(container loader)")"
-podman logs "$(container loader)" >"$work/loader.log" 2>&1
-[ "$loader_exit" = 0 ] || { tail -30 "$work/loader.log" >&2; say "the loader exited with $loader_exit"; exit 1; }
-say "loader done after $((SECONDS - started)) s; starting the gateway"
-"${compose[@]}" up -d --no-deps gateway >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
+say "elasticsearch healthy after $((SECONDS - started)) s; publishing the sample"
+"${compose[@]}" up -d --no-deps publisher >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
+publisher_exit="$(podman wait "$(container publisher)")"
+podman logs "$(container publisher)" >"$work/publisher.log" 2>&1
+[ "$publisher_exit" = 0 ] || { tail -30 "$work/publisher.log" >&2; say "the publisher exited with $publisher_exit"; exit 1; }
+say "published after $((SECONDS - started)) s; starting the follower and the gateway"
+"${compose[@]}" up -d --no-deps follower gateway >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
 
+# Ready once the follower's first load is live (the gateway answers 503 until then).
 gateway="http://127.0.0.1:$GATEWAY_PORT"
 for attempt in $(seq 1 90); do
-  curl -fsS --max-time 2 "$gateway/v1/health" >/dev/null 2>&1 && break
+  curl -fsS --max-time 2 "$gateway/v1/ready" >/dev/null 2>&1 && break
   if [ "$attempt" = 90 ]; then
-    for service in loader gateway; do
+    for service in follower gateway; do
       id="$(container "$service")"
       [ -n "$id" ] && { say "$service log:"; podman logs --tail 20 "$id" >&2; }
     done
-    say "the gateway did not answer on $gateway"
+    say "the gateway was not ready on $gateway"
     exit 1
   fi
   sleep 2

@@ -7,8 +7,9 @@
  * 4. Start the gateway on HOST:PORT and print its address. Ctrl-C stops the gateway (see
  *    `serve`); a provisioned Elasticsearch keeps running, and the last line says how to stop it.
  *
- * `--load-only` stops after step 3 and `--no-load` skips steps 2-3: docker-compose runs the
- * two halves as its loader and gateway services.
+ * `--no-load` skips steps 2-3 (serve whatever is live). Provisioning a node is a development
+ * convenience of this script: the loader (`npm run load`) and the Docker image
+ * (`node src/server.ts`) need `ES_URL`.
  */
 import { loadConfig } from '../src/config.ts';
 import { serve } from '../src/server.ts';
@@ -20,12 +21,10 @@ const config = loadConfig();
 const write = (line: string) => console.error(line);
 const { url, origin } = await provideElasticsearch(config, write);
 if (!flags.has('--no-load')) await loadServedBundle(config, url, write);
-if (!flags.has('--load-only')) {
-  await serve(config, url, {
-    note: `(Elasticsearch ${url})`,
-    // The node is detached on purpose (the next start reuses it): say so rather than leave it unnoticed.
-    onStopped: () => {
-      if (origin !== 'ES_URL') write(`Elasticsearch keeps running on ${url}; stop it with \`npm run elasticsearch -- stop\`.`);
-    },
-  });
-}
+await serve(config, url, {
+  note: `(Elasticsearch ${url})`,
+  // The node is detached on purpose (the next start reuses it): say so rather than leave it unnoticed.
+  onStopped: () => {
+    if (origin !== 'ES_URL') write(`Elasticsearch keeps running on ${url}; stop it with \`npm run elasticsearch -- stop\`.`);
+  },
+});

@@ -4,12 +4,14 @@
  * once, and SIGTERM in the middle of a load leaving nothing half-built behind.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type BundleRow, readManifest } from '../../generator/read-bundle.ts';
+import { publishBundle } from '../../generator/publish.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { PROJECT_ROOT, loadConfig, parseCycleStarts } from '../../src/config.ts';
@@ -118,6 +120,31 @@ describe('followers', () => {
     expect((generations.hits.total as { value: number }).value).toBe(2);
   });
 
+  it('picks up a second publication within one check, from the registry\'s pointer layout', async () => {
+    const published = path.join(work, 'published');
+    await publishBundle(bundles.b!, path.join(published, 'registry'));
+    const lines: string[] = [];
+    let republished: Promise<unknown> | undefined;
+    const following = follow({
+      ...options(prefix),
+      source: path.join(published, 'registry'),
+      everyMs: 1500,
+      checks: 2,
+      log: (line) => {
+        lines.push(line);
+        // The registry publishes the next export once the first check is done.
+        if (line.startsWith('check ') && !republished) republished = publishBundle(bundles.c!, path.join(published, 'registry'));
+      },
+    });
+    await following;
+    await republished;
+    const checks = lines.filter((l) => l.startsWith('check '));
+    expect(checks).toHaveLength(2);
+    expect(checks[0]).toMatch(/: loaded: /);
+    expect(checks[1]).toMatch(/: loaded: /);
+    expect((await live(prefix))!.bundleId).toBe(createHash('sha256').update(await readFile(path.join(bundles.c!, 'manifest.json'))).digest('hex'));
+  });
+
   it('shows on /metrics the last check, the last load, the live bundle\'s generatedAt and the lag to live', async () => {
     const config = loadConfig({ INDEX_PREFIX: prefix, ES_URL: inject('esUrl'), PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: path.join(work, 'data') });
     const gateway = await startServer(config, inject('esUrl'));
@@ -130,15 +157,21 @@ describe('followers', () => {
       };
       const now = Date.now() / 1000;
       const check = sample('follower_last_check_timestamp_seconds');
-      expect(check.label).toBe(bundles.d);
+      expect(check.label).toBe(path.join(work, 'published', 'registry'));
       expect(now - check.value).toBeLessThan(120);
       expect(sample('follower_last_check_failed').value).toBe(0);
       expect(now - sample('follower_last_load_timestamp_seconds').value).toBeLessThan(120);
-      const manifest = await readManifest(bundles.d!);
+      const manifest = await readManifest(bundles.c!);
       const generated = sample('live_bundle_generated_timestamp_seconds');
       expect(generated.value).toBeCloseTo(Date.parse(manifest.generatedAt) / 1000, 2);
+      // Published through the pointer: the lag runs from its publishedAt to the load.
+      const pointer = JSON.parse(await readFile(path.join(work, 'published', 'registry', 'latest', 'manifest.json'), 'utf8'));
+      const published = sample('live_bundle_published_timestamp_seconds').value;
+      expect(published).toBeCloseTo(Date.parse(pointer.publishedAt) / 1000, 2);
       const lag = sample('live_lag_seconds').value;
-      expect(lag).toBeCloseTo(sample('live_generation_timestamp_seconds').value - generated.value, 1);
+      expect(lag).toBeCloseTo(sample('live_generation_timestamp_seconds').value - published, 1);
+      expect(lag).toBeGreaterThan(0);
+      expect(lag).toBeLessThan(120);
     } finally {
       await gateway.close();
     }
