@@ -8,6 +8,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseIsoInstant } from './indices/instant.ts';
 
 /** The project root, so paths work whatever the working directory is. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -163,7 +164,9 @@ function int(env: Env, name: string, fallback: number | undefined, min: number, 
 export function parseCycleStarts(raw: string): CycleStart[] {
   const starts = raw.split(',').map((part) => {
     const match = /^\s*(\d+)\s*=\s*(\S+)\s*$/.exec(part);
-    const startsAtMs = match ? Date.parse(match[2]!) : NaN;
+    // The one strict instant parser: a 30th of February is refused, never moved to March.
+    const parsed = match ? parseIsoInstant(match[2]!) : undefined;
+    const startsAtMs = parsed ? parsed.ms + Number(parsed.fraction.slice(0, 3).padEnd(3, '0')) : NaN;
     if (!match || Number(match[1]) < 1 || Number.isNaN(startsAtMs)) {
       throw new ConfigError(`CYCLE_STARTS must look like "5=2026-03-11T09:00:00Z,6=...", got "${raw}"`);
     }

@@ -1,4 +1,11 @@
 /**
+ * Instants, parsed strictly in one place. `calendarMs` is the one check every grammar of the
+ * project ends in — the loader's (below), `since`/`until`/`since_indexed` (src/query/time-range.ts),
+ * cursor positions (src/query/cursor.ts) and `CYCLE_STARTS` (src/config.ts): each reads its own
+ * text, then its fields must be a real calendar time (no 30th of February, no 25th hour, no
+ * minute 60, an offset of at most 23:59) that reads back unchanged. JavaScript's Date would move
+ * such a time on (30 February → 2 March) instead of refusing it.
+ *
  * Timestamps of the export format → instants Elasticsearch can sort exactly.
  *
  * Export times are Go RFC 3339 strings with 0–9 fractional digits and any zone offset, so
@@ -19,22 +26,64 @@ export interface Instant {
   ms: number;
 }
 
-/** Parses an RFC 3339 timestamp; undefined when it is not one. */
+/** The fields of a calendar time as a grammar read them (all decimal text or numbers), with its zone offset. */
+export interface CalendarFields {
+  year: number | string;
+  month: number | string;
+  day: number | string;
+  hour: number | string;
+  minute: number | string;
+  second: number | string;
+  /** Offset from UTC: sign and hours and minutes of `±hh:mm`; omitted for UTC. */
+  offset?: { sign: '+' | '-'; hours: number | string; minutes: number | string };
+}
+
+/**
+ * Epoch milliseconds (whole seconds) of a real calendar time, or undefined: every field in its
+ * range, the date one the calendar has (read back unchanged), an offset of at most 23:59.
+ */
+export function calendarMs(fields: CalendarFields): number | undefined {
+  const [y, mo, d, h, mi, s] = [fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second].map(Number) as [number, number, number, number, number, number];
+  if (h > 23 || mi > 59 || s > 59 || mo < 1 || mo > 12 || d < 1) return undefined;
+  const oh = Number(fields.offset?.hours ?? 0);
+  const om = Number(fields.offset?.minutes ?? 0);
+  if (oh > 23 || om > 59) return undefined;
+  // Built field by field (Date.UTC maps years 0–99 to 1900–1999) and read back: a 30th of
+  // February does not survive the round trip.
+  const local = new Date(0);
+  local.setUTCFullYear(y, mo - 1, d);
+  local.setUTCHours(h, mi, s, 0);
+  if (local.getUTCFullYear() !== y || local.getUTCMonth() !== mo - 1 || local.getUTCDate() !== d) return undefined;
+  const offsetMin = (fields.offset?.sign === '-' ? -1 : 1) * (oh * 60 + om);
+  return local.getTime() - offsetMin * 60_000;
+}
+
+/** Parses an RFC 3339 timestamp (the loader's grammar); undefined when it is not one, or not a real time. */
 export function toInstant(value: unknown): Instant | undefined {
   if (typeof value !== 'string') return undefined;
   const m = RFC3339.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac = '', zone, sign, oh, om] = m;
-  const offsetMin = zone!.toUpperCase() === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  // Not Date.UTC: it maps years 0–99 to 1900–1999.
-  const date = new Date(0);
-  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  date.setUTCHours(Number(h), Number(mi) - offsetMin, Number(s), 0);
+  const utc = zone!.toUpperCase() === 'Z';
+  const at = calendarMs({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: s!, offset: utc ? undefined : { sign: sign as '+' | '-', hours: oh!, minutes: om! } });
+  if (at === undefined) return undefined;
+  const date = new Date(at);
   const nanos = frac.padEnd(9, '0');
   const iso = date.toISOString(); // yyyy-mm-ddThh:mm:ss.000Z, or ±yyyyyy for far years
-  if (Number.isNaN(date.getTime())) return undefined;
   const ms = date.getTime() + Number(nanos.slice(0, 3));
   const text = `${iso.slice(0, -5)}.${nanos}Z`;
   if (ms < 0 || iso.startsWith('-') || iso.startsWith('+')) return { text: ms < 0 ? INSTANT_MIN : INSTANT_MAX, ms };
   return { text: text > INSTANT_MAX ? INSTANT_MAX : text, ms };
+}
+
+/** An ISO 8601 instant with a zone, any number of fraction digits: the grammar of `since`, `until`, `since_indexed` and `CYCLE_STARTS`. */
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** An ISO instant as whole-second epoch milliseconds and its fraction digits (any number), or undefined. */
+export function parseIsoInstant(text: string): { ms: number; fraction: string } | undefined {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = '', sign, oh, om] = m;
+  const ms = calendarMs({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: s!, offset: sign ? { sign: sign as '+' | '-', hours: oh!, minutes: om! } : undefined });
+  return ms === undefined ? undefined : { ms, fraction };
 }

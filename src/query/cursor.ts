@@ -16,7 +16,7 @@
  */
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { INSTANT_MAX, INSTANT_MIN } from '../indices/instant.ts';
+import { INSTANT_MAX, INSTANT_MIN, calendarMs } from '../indices/instant.ts';
 
 const VERSION = 2;
 const MAX_LENGTH = 4096;
@@ -103,12 +103,9 @@ const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))
 function isInstant(value: unknown): boolean {
   const match = typeof value === 'string' ? INSTANT.exec(value) : null;
   if (!match) return false;
-  const seconds = value as string;
-  const base = `${seconds.slice(0, 19)}Z`;
-  const ms = Date.parse(base);
-  // Round-tripping rejects the 30th of February and the 25th hour, which Date.parse would move on.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== seconds.slice(0, 19)) return false;
-  const normalized = `${seconds.slice(0, 19)}.${(match[7] ?? '').padEnd(9, '0')}Z`;
+  const [, year, month, day, hour, minute, second] = match;
+  if (calendarMs({ year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second: second! }) === undefined) return false;
+  const normalized = `${(value as string).slice(0, 19)}.${(match[7] ?? '').padEnd(9, '0')}Z`;
   return normalized >= INSTANT_MIN && normalized <= INSTANT_MAX;
 }
 

@@ -9,7 +9,7 @@
  * outside what `date_nanos` holds (1970–2262) are clamped, which changes no answer.
  */
 import { ApiError } from '../errors.ts';
-import { INSTANT_MAX, INSTANT_MIN } from '../indices/instant.ts';
+import { INSTANT_MAX, INSTANT_MIN, parseIsoInstant } from '../indices/instant.ts';
 import { NANOS_FORMAT, type Query } from './list.ts';
 
 /** A bound as `date_nanos` text, and whether the given instant fell exactly on a nanosecond. */
@@ -18,31 +18,17 @@ export interface TimeBound {
   onNanosecond: boolean;
 }
 
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
-
-/** Parses the text of `since`/`until` (already matching the declared pattern); a 400 naming `name` otherwise. */
+/** Parses the text of `since`/`until`/`since_indexed` (already matching the declared pattern); a 400 naming `name` otherwise. */
 export function toTimeBound(name: string, text: string): TimeBound {
-  const m = INSTANT.exec(text);
-  const invalid = () => ApiError.badParameter(name, `${name} must be a real ISO 8601 instant with a zone, e.g. 2026-06-01T00:00:00Z, got ${JSON.stringify(text.slice(0, 64))}.`);
-  if (!m) throw invalid();
-  const [, y, mo, d, h, mi, s, fraction = '', sign, oh, om] = m;
-  const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
-  const offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  if (Number(oh ?? 0) > 23 || Number(om ?? 0) > 59) throw invalid();
-  // Built field by field (Date.UTC maps years 0–99 to 1900–1999) and read back: a 30th of
-  // February or a 25th hour does not survive the round trip.
-  const local = new Date(0);
-  local.setUTCFullYear(fields[0], fields[1] - 1, fields[2]);
-  local.setUTCHours(fields[3], fields[4], fields[5], 0);
-  const back = [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate(), local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds()];
-  if (back.some((value, i) => value !== fields[i])) throw invalid();
-  const utc = new Date(local.getTime() - offset * 60_000).toISOString();
-  const nanos = fraction.slice(0, 9).padEnd(9, '0');
+  const parsed = parseIsoInstant(text);
+  if (!parsed) throw ApiError.badParameter(name, `${name} must be a real ISO 8601 instant with a zone, e.g. 2026-06-01T00:00:00Z, got ${JSON.stringify(text.slice(0, 64))}.`);
+  const utc = new Date(parsed.ms).toISOString();
+  const nanos = parsed.fraction.slice(0, 9).padEnd(9, '0');
   const at = `${utc.slice(0, 19)}.${nanos}Z`;
   // A zone can carry year 9999 into 10000 (`+010000-…`) or year 0 before it (`-000001-…`).
   if (utc.startsWith('+') || at > INSTANT_MAX) return { at: INSTANT_MAX, onNanosecond: true };
-  if (at < INSTANT_MIN) return { at: INSTANT_MIN, onNanosecond: true };
-  return { at, onNanosecond: !/[1-9]/.test(fraction.slice(9)) };
+  if (utc.startsWith('-') || at < INSTANT_MIN) return { at: INSTANT_MIN, onNanosecond: true };
+  return { at, onNanosecond: !/[1-9]/.test(parsed.fraction.slice(9)) };
 }
 
 /** Rows strictly after a bound (`since_indexed`): a row on the bound's truncation is not after it either. */

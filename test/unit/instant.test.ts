@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cycleAt, declaredCycle } from '../../src/indices/cycle.ts';
-import { toInstant } from '../../src/indices/instant.ts';
+import { calendarMs, toInstant } from '../../src/indices/instant.ts';
+import { checkPosition } from '../../src/query/cursor.ts';
+import { toTimeBound } from '../../src/query/time-range.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 
 describe('instants', () => {
@@ -37,5 +39,36 @@ describe('cycles', () => {
     expect(declaredCycle(6)).toBe(6);
     expect(declaredCycle('5')).toBe(5);
     for (const v of [undefined, null, 0, -1, 'x', 1.5]) expect(declaredCycle(v)).toBe(0);
+  });
+});
+
+describe('one strict instant parser, four grammars', () => {
+  const IMPOSSIBLE = ['2026-02-30T00:00:00Z', '2025-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-06-01T24:00:00Z', '2026-06-01T25:00:00Z', '2026-06-01T10:60:00Z', '2026-06-01T10:00:60Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-06-00T00:00:00Z', '2026-06-01T10:00:00+24:00', '2026-06-01T10:00:00+05:60'];
+
+  it('the calendar check: real times only, a leap day only in a leap year', () => {
+    expect(calendarMs({ year: 2024, month: 2, day: 29, hour: 0, minute: 0, second: 0 })).toBe(Date.parse('2024-02-29T00:00:00Z'));
+    expect(calendarMs({ year: 2026, month: 2, day: 29, hour: 0, minute: 0, second: 0 })).toBeUndefined();
+    expect(calendarMs({ year: 2026, month: 6, day: 1, hour: 9, minute: 30, second: 0, offset: { sign: '+', hours: 2, minutes: 0 } })).toBe(Date.parse('2026-06-01T07:30:00Z'));
+  });
+
+  it('the loader refuses impossible dates (a row with one is refused with file:line)', () => {
+    for (const text of IMPOSSIBLE) expect(toInstant(text), text).toBeUndefined();
+    expect(toInstant('2026-02-28 23:59:59.5z')?.text).toBe('2026-02-28T23:59:59.500000000Z');
+  });
+
+  it('since/until/since_indexed refuse them with a 400 naming the parameter', () => {
+    for (const text of IMPOSSIBLE) expect(() => toTimeBound('since', text), text).toThrow(/since must be a real ISO 8601 instant/);
+    expect(toTimeBound('until', '2024-02-29T23:00:00-01:00').at).toBe('2024-03-01T00:00:00.000000000Z');
+  });
+
+  it('cursors refuse a position holding one', () => {
+    expect(() => checkPosition(['2026-02-30T00:00:00.000000000Z', 'event:x'], ['instant', 'keyword'])).toThrow(/cursor/);
+    expect(checkPosition(['2026-02-28T00:00:00.000000000Z', 'event:x'], ['instant', 'keyword'])).toEqual(['2026-02-28T00:00:00.000000000Z', 'event:x']);
+  });
+
+  it('CYCLE_STARTS refuses them at start-up, naming the variable', () => {
+    expect(() => parseCycleStarts('5=2026-02-30T09:00:00Z')).toThrow(/CYCLE_STARTS/);
+    expect(() => parseCycleStarts('5=2026-03-11T09:00:00')).toThrow(/CYCLE_STARTS/);
+    expect(parseCycleStarts('5=2026-03-11T10:00:00.250+01:00')[0]!.startsAtMs).toBe(Date.parse('2026-03-11T09:00:00.250Z'));
   });
 });

@@ -56,4 +56,12 @@ describe('layers', () => {
   it('the gateway never imports the loader', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
+
+  it('product code (src/, loader/) never imports scripts/, bench/, test/ or generator/', () => {
+    const devOnly = (t: string) => /^\.\.\/(scripts|bench|test|generator)\//.test(t);
+    expect(offending('.', devOnly)).toEqual([]);
+    expect(offending('../loader', devOnly)).toEqual([]);
+    // The check reads files outside src/ too: the benchmark does import the loader and scripts.
+    expect(offending('../bench', devOnly).length).toBeGreaterThan(0);
+  });
 });
