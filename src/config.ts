@@ -230,6 +230,12 @@ function apiKeys(raw: string | undefined): string[] {
   return keys;
 }
 
+/** The default metrics prefix of a registry name: `blackrelay-api` → `blackrelay_api`. */
+export function metricsPrefixOf(registryName: string): string {
+  const prefix = registryName.toLowerCase().replace(/[^a-z_]+/g, '_').replace(/^_+|_+$/g, '');
+  return prefix === '' ? 'registry_api' : prefix;
+}
+
 /** `90s`, `5m`, `1h`, `500ms` → milliseconds (a bare number is seconds). */
 export function parseDuration(name: string, raw: string, minMs: number): number {
   const match = /^(\d{1,9})\s*(ms|s|m|h)?$/.exec(raw.trim());
@@ -291,7 +297,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(indexPrefix)) {
     throw new ConfigError(`INDEX_PREFIX must be lowercase letters, digits, "-" or "_", got "${indexPrefix}"`);
   }
-  const metricsPrefix = str(env, 'METRICS_PREFIX', 'registry_api');
+  const registryName = str(env, 'REGISTRY_NAME', 'blackrelay-api');
+  // The registry's own explorer reads `<registry name>_<key>` lines (blackrelay_api_entities …).
+  const metricsPrefix = str(env, 'METRICS_PREFIX', metricsPrefixOf(registryName));
   if (!/^[a-z_][a-z_]*$/.test(metricsPrefix)) {
     throw new ConfigError(`METRICS_PREFIX must be lowercase letters and "_", got "${metricsPrefix}"`);
   }
@@ -310,7 +318,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65535)!,
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000)!,
-    registryName: str(env, 'REGISTRY_NAME', 'blackrelay-api'),
+    registryName,
     defaultEnvironment: str(env, 'DEFAULT_ENVIRONMENT', 'stillness'),
     currentCycle: int(env, 'CURRENT_CYCLE', undefined, 1, 1_000_000),
     cycleStarts: Object.freeze(parseCycleStarts(str(env, 'CYCLE_STARTS', DEFAULT_CYCLE_STARTS))),

@@ -66,7 +66,7 @@ describe('/metrics', () => {
     try {
       const { text } = await other.get('/metrics');
       for (const collection of Object.keys(CURRENT_ENTITY)) {
-        const gauge = new RegExp(`^registry_api_default_scope_current_${collection} (\\d+)$`, 'm').exec(text);
+        const gauge = new RegExp(`^blackrelay_api_default_scope_current_${collection} (\\d+)$`, 'm').exec(text);
         expect(Number(gauge?.[1]), collection).toBe(expectedCurrent(b, collection, 'default', 'unknown').rows.length);
       }
     } finally {

@@ -19,8 +19,8 @@ let gw: TestGateway;
 let b: Bundle;
 
 beforeAll(async () => {
-  // The reference explorer parses `blackrelay_api_<key> <n>`: serve that prefix.
-  gw = await startTestGateway({ name: 'service-spec', scale: 2, seed: 11, env: { METRICS_PREFIX: PREFIX } });
+  // At its defaults: the reference explorer parses `blackrelay_api_<key> <n>`, the registry name's prefix.
+  gw = await startTestGateway({ name: 'service-spec', scale: 2, seed: 11 });
   b = await readBundle(gw.bundleDir);
 }, 300_000);
 

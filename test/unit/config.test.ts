@@ -4,7 +4,7 @@
  * (per-client budget, trusted proxies, API keys, downloads, admission control).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseEsUrl, parseRateLimit } from '../../src/config.ts';
+import { ConfigError, loadConfig, metricsPrefixOf, parseEsUrl, parseRateLimit } from '../../src/config.ts';
 import { maxRetriesFor } from '../../src/search/client.ts';
 
 describe('ES_URL', () => {
@@ -80,5 +80,14 @@ describe('limit configuration', () => {
   it('refuses short API keys', () => {
     expect(loadConfig({ API_KEYS: 'a-long-enough-key-1,a-long-enough-key-2' }).apiKeys).toHaveLength(2);
     expect(() => loadConfig({ API_KEYS: 'short' })).toThrow(/^API_KEYS /);
+  });
+});
+
+describe('metrics prefix', () => {
+  it('follows the registry name the gateway answers in meta.registry, unless set', () => {
+    expect(loadConfig({}).metricsPrefix).toBe('blackrelay_api');
+    expect(loadConfig({ REGISTRY_NAME: 'My-Registry 2' }).metricsPrefix).toBe('my_registry');
+    expect(loadConfig({ REGISTRY_NAME: 'x', METRICS_PREFIX: 'custom_api' }).metricsPrefix).toBe('custom_api');
+    expect(metricsPrefixOf('---')).toBe('registry_api');
   });
 });
