@@ -148,6 +148,8 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     const row = killmails.find((r) => r.environment === 'stillness' && r.raw)!;
     await open(`#/killmails/${encodeURIComponent(row.id)}`);
     await page.getByRole('link', { name: 'Raw record as reported' }).click();
+    // The view this test means: the raw record's heading, then its fields (never the semantic view's, see useAsync).
+    await page.getByRole('heading', { name: /raw record as reported/ }).waitFor();
     await page.locator('[data-testid=record]').waitFor();
     const text = await page.locator('[data-testid=record]').innerText();
     expect(text).toContain('raw');

@@ -9,17 +9,20 @@ import { ApiFailure } from '../api.ts';
 export type AsyncState<T> = { status: 'loading' } | { status: 'done'; value: T } | { status: 'failed'; error: Error };
 
 export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): AsyncState<T> {
-  const [state, setState] = useState<AsyncState<T>>({ status: 'loading' });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ key: string; value: AsyncState<T> }>({ key, value: { status: 'loading' } });
   useEffect(() => {
     const controller = new AbortController();
-    setState({ status: 'loading' });
+    setState({ key, value: { status: 'loading' } });
     load(controller.signal).then(
-      (value) => controller.signal.aborted || setState({ status: 'done', value }),
-      (error: Error) => controller.signal.aborted || setState({ status: 'failed', error }),
+      (value) => controller.signal.aborted || setState({ key, value: { status: 'done', value } }),
+      (error: Error) => controller.signal.aborted || setState({ key, value: { status: 'failed', error } }),
     );
     return () => controller.abort();
   }, deps);
-  return state;
+  // The first render after the deps change still holds the previous answer (the effect runs
+  // after it): never show it as the answer to the new ones.
+  return state.key === key ? state.value : { status: 'loading' };
 }
 
 export function Failure({ error }: { error: Error }) {
