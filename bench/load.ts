@@ -71,8 +71,9 @@ async function capture(client: Client, dir: string, out: string, config: Readonl
     const params = meta?.meta.request.params;
     if (error || !params || !params.path.endsWith('/_bulk') || params.body == null) return;
     const body = Buffer.isBuffer(params.body) ? params.body : Buffer.from(String(params.body));
-    const action = JSON.parse(body.subarray(0, body.indexOf(10)).toString('utf8')) as { index: { _index: string } };
-    const index = parseIndexName(CAPTURE_PREFIX, action.index._index)?.index ?? action.index._index;
+    // The loader names the index in the path (`/<index>/_bulk`), not in each action.
+    const target = decodeURIComponent(params.path.split('/')[1] ?? '');
+    const index = parseIndexName(CAPTURE_PREFIX, target)?.index ?? target;
     let docs = 0;
     for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) docs += 1;
     const file = path.join(out, `${String(bodies.length).padStart(6, '0')}.ndjson`);
@@ -121,7 +122,7 @@ async function replay(client: Client, esUrl: string, generation: string, bodies:
     const started = performance.now();
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const response = await fetch(`${esUrl}/_bulk?filter_path=errors`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: next });
+        const response = await fetch(`${esUrl}/${indexName(CAPTURE_PREFIX, name, generation)}/_bulk?filter_path=errors`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: next });
         const result = (await response.json()) as { errors?: boolean };
         if (!response.ok || result.errors) throw new Error(`raw _bulk into ${name} failed (${response.status})`);
       }

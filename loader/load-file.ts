@@ -1,15 +1,15 @@
 /**
- * One JSONL file into one index: lines → JSON rows → documents → Elastic's bulk helper.
+ * One JSONL file into one index: lines → JSON rows → documents → `_bulk` (bulk-sender.ts).
  *
  * Fails fast: the first bad line (invalid UTF-8 or JSON, not an object, a required field
  * missing, a row the index description cannot use) or the first document Elasticsearch rejects
  * stops the file with `file:line`. After the last line it checks sha256, size and row count of
  * the uncompressed bytes against the manifest, and that Elasticsearch acknowledged every row.
  *
- * Each bulk line is assembled as text: the document's indexed fields serialized, then the
- * exported line itself as `row`, byte for byte (it parsed, so it is JSON). The row is never
- * serialized again, and no per-document callback makes the helper parse what it sent: on a
- * 1.5 M-row load those two round trips were 10 of the loader's 45 CPU seconds.
+ * Each bulk line is assembled as bytes: the document's indexed fields serialized, then the
+ * exported line's own bytes as `row` (it parsed, so it is JSON): the row is never serialized,
+ * nor even encoded, again. Batches are read one ahead, so their parsing and lookups overlap the
+ * requests of the batch before.
  *
  * Every document carries the hash of its line (ROW_HASH). With `previous` (the live index of
  * the same name): documents of `firstSeen` indices keep the instant the previous index holds
@@ -25,7 +25,8 @@ import { LoadError } from './errors.ts';
 import { IdSet } from './id-set.ts';
 import type { PreviousIndex } from './previous-index.ts';
 import type { FileProgress } from './progress.ts';
-import { type Integrity, readLines } from './read-lines.ts';
+import { type Integrity, type Line, readLines } from './read-lines.ts';
+import { type BulkItem, sendBulk } from './bulk-sender.ts';
 
 /** The hash of an exported line that documents carry (ROW_HASH): 66 bits of its sha1, as text. */
 export function lineHash(text: string): string {
@@ -80,10 +81,8 @@ export interface LoadFileOptions {
   signal?: AbortSignal;
 }
 
-/** What the bulk helper is fed: the action's id, the document as JSON text, and where it came from. */
-interface Pending {
-  id: string;
-  source: string;
+/** What is sent: the action and source lines as bytes (bulk-sender.ts), and where they came from. */
+interface Pending extends BulkItem {
   line: number;
 }
 
@@ -136,60 +135,76 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   }
 
   /** The bulk item of a finished document. The exported line is its row, unless the description put a view there. */
-  function toPending(record: unknown, doc: { id: string; cycle?: number; row: unknown }, text: string, line: number, rowHash: string): Pending {
+  function toPending(record: unknown, doc: { id: string; cycle?: number; row: unknown }, bytes: Buffer, line: number, rowHash: string, firstSeen?: string): Pending {
     written += 1;
     progress.increment();
-    const source = toBulkSource({ ...doc, [ROW_HASH]: rowHash }, text, doc.row === record, description.keepsLine);
-    return { id: doc.id, source, line };
+    const fields = carries ? { [FIRST_SEEN]: firstSeen ?? indexedAt, ...doc, [ROW_HASH]: rowHash } : { ...doc, [ROW_HASH]: rowHash };
+    const action = Buffer.from(`{"index":{"_id":${JSON.stringify(documentId(doc.id))},"version":${versionBase + line},"version_type":"external"}}\n`);
+    const pieces = [action, ...toBulkSource(fields, bytes, doc.row === record, description.keepsLine)];
+    return { id: doc.id, pieces, bytes: pieces.reduce((n, piece) => n + piece.length, 0), line };
   }
 
-  /** Puts each document's first-seen instant in front of its other fields: the previous index's, else this load's. */
-  async function stamp(items: Pending[]): Promise<Pending[]> {
-    const seen = previous ? await previous.firstSeen(items.map((item) => item.id)) : new Map<string, string>();
-    for (const item of items) item.source = `{"${FIRST_SEEN}":"${seen.get(item.id) ?? indexedAt}",${item.source.slice(1)}`;
+  /** Documents that read more before they are final: other rows of the generation (`prepare`), first-seen instants of the previous index. */
+  const waits = description.prepare !== undefined || (carries && previous !== undefined);
+
+  /** One batch of lines → its bulk items. */
+  async function itemsOf(batch: readonly Line[]): Promise<Pending[]> {
+    signal?.throwIfAborted();
+    const lines: (Line & { hash: string })[] = [];
+    for (const { text, bytes, line } of batch) {
+      if (text.trim() === '') {
+        // The registry's verifier refuses blank lines only in the files it shape-checks.
+        if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
+        blankLines += 1;
+        continue;
+      }
+      lines.push({ text, bytes, line, hash: lineHash(text) });
+    }
+    rows += lines.length;
+    // An update: lines the clone already holds, byte for byte, are neither parsed nor sent —
+    // unless their id came before in the file (then the last line must win: it is sent).
+    const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => l.hash)) : undefined;
+    // Without lookups each row becomes its bulk text at once, so parsed rows die young instead of
+    // surviving awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
+    const items: Pending[] = [];
+    const waiting: (ReturnType<typeof toDocument> & { bytes: Buffer; line: number; hash: string })[] = [];
+    for (const { text, bytes, line, hash } of lines) {
+      const known = kept?.get(hash);
+      if (known !== undefined && !ids!.add(known)) {
+        progress.increment();
+        continue;
+      }
+      const built = toDocument(text, line);
+      if (ids && known === undefined) ids.add(built.doc.id);
+      if (waits) waiting.push({ ...built, bytes, line, hash });
+      else items.push(toPending(built.record, built.doc, bytes, line, hash));
+    }
+    if (waiting.length > 0) {
+      // Killmail actors from this generation's entities and relations, first-seen instants from the previous index: one request each per batch.
+      const [seen] = await Promise.all([
+        carries && previous ? previous.firstSeen(waiting.map((w) => w.doc.id)) : undefined,
+        description.prepare?.(waiting.map((w) => w.doc), context),
+      ]);
+      for (const { record, doc, bytes, line, hash } of waiting) items.push(toPending(record, doc, bytes, line, hash, seen?.get(doc.id)));
+    }
     return items;
   }
 
   async function* documents(): AsyncGenerator<Pending> {
     try {
-      for await (const batch of stream.batches) {
-        if (failure) return;
-        signal?.throwIfAborted();
-        let lines: { text: string; line: number; hash: string }[] = [];
-        for (const { text, line } of batch) {
-          if (text.trim() === '') {
-            // The registry's verifier refuses blank lines only in the files it shape-checks.
-            if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
-            blankLines += 1;
-            continue;
-          }
-          lines.push({ text, line, hash: lineHash(text) });
-        }
-        rows += lines.length;
-        // An update: lines the clone already holds, byte for byte, are neither parsed nor sent —
-        // unless their id came before in the file (then the last line must win: it is sent).
-        const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => l.hash)) : undefined;
-        // Each row becomes its bulk text at once, so parsed rows die young instead of surviving
-        // the batch's awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
-        let items: Pending[] = [];
-        const waiting: (ReturnType<typeof toDocument> & { text: string; line: number; hash: string })[] = [];
-        for (const { text, line, hash } of lines) {
-          const known = kept?.get(hash);
-          if (known !== undefined && !ids!.add(known)) {
-            progress.increment();
-            continue;
-          }
-          const built = toDocument(text, line);
-          if (ids && known === undefined) ids.add(built.doc.id);
-          if (description.prepare) waiting.push({ ...built, text, line, hash });
-          else items.push(toPending(built.record, built.doc, text, line, hash));
-        }
-        // Documents that need other rows of this generation (killmail actors) get them per batch.
-        if (description.prepare && waiting.length > 0) {
-          await description.prepare(waiting.map((w) => w.doc), context);
-          for (const { record, doc, text, line, hash } of waiting) items.push(toPending(record, doc, text, line, hash));
-        }
-        if (carries && items.length > 0) items = await stamp(items);
+      const batches = stream.batches[Symbol.asyncIterator]();
+      // One batch ahead: its lookups and parsing run while the bulk requests of the one before are sent.
+      const ahead = async () => {
+        const next = await batches.next();
+        return next.done ? undefined : itemsOf(next.value);
+      };
+      let pending = ahead();
+      for (;;) {
+        const items = await pending;
+        if (!items || failure) return;
+        pending = ahead();
+        // Awaited at the next turn; if the bulk stops first, its failure is not an unhandled one.
+        pending.catch(() => {});
         yield* items;
       }
     } catch (error) {
@@ -198,52 +213,12 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     }
   }
 
-  /** The first line whose document has this id (a refused row is rare: the file is read again to name it). */
-  async function lineOf(id: string): Promise<number | undefined> {
-    for await (const batch of readLines(file, { signal }).batches) {
-      for (const { text, line } of batch) {
-        try {
-          if (text.trim() !== '' && toDocument(text, line).doc.id === id) return line;
-        } catch {
-          // Lines after the refused one may be bad too; they were never sent.
-        }
-      }
-    }
-    return undefined;
-  }
-
-  const bulk = client.helpers.bulk<Pending>({
-    datasource: documents(),
-    flushBytes,
-    concurrency,
-    // Only what the helper reads of each item: a response per document is otherwise ~200 bytes to parse.
-    filter_path: 'errors,items.*.status,items.*.error',
-    onDocument: (doc) => [{ index: { _index: index, _id: documentId(doc.id), version: versionBase + doc.line, version_type: 'external' } }, doc.source as never],
-    onDrop: ({ document, error, status }) => {
-      // An earlier line of a repeated id that landed after the last one: the last one stays.
-      if (status === 409) {
-        superseded += 1;
-        return;
-      }
-      // The helper hands back the source it sent, parsed: its `id` names the row.
-      dropped ??= { id: String((document as unknown as { id?: unknown })?.id), reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}` };
-      bulk.abort();
-    },
-  });
-  let dropped: { id: string; reason: string } | undefined;
-  let superseded = 0;
-  const abort = () => bulk.abort();
-  signal?.addEventListener('abort', abort, { once: true });
-  const stats = await bulk.finally(() => signal?.removeEventListener('abort', abort));
-  signal?.throwIfAborted();
-  if (dropped) {
-    const line = await lineOf(dropped.id);
-    throw new LoadError(`Elasticsearch refused the row (${dropped.reason})`, { file: file.path, line });
-  }
+  const sent = await sendBulk(client, documents(), { index, flushBytes, concurrency, signal });
+  if (sent.refused) throw new LoadError(`Elasticsearch refused the row (${sent.refused.reason})`, { file: file.path, line: sent.refused.item.line });
   if (failure) throw failure;
   checkIntegrity(file, stream.integrity());
-  if (stats.successful + superseded !== written || stats.failed !== superseded) {
-    throw new LoadError(`Elasticsearch acknowledged ${stats.successful} of ${written} rows`, { file: file.path });
+  if (sent.successful + sent.superseded !== written) {
+    throw new LoadError(`Elasticsearch acknowledged ${sent.successful} of ${written} rows`, { file: file.path });
   }
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   return { file: file.path, index, rows, written, ids, blankLines, seconds: (performance.now() - started) / 1000, peakRssMb };

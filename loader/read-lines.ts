@@ -30,6 +30,8 @@ export interface Integrity {
 
 export interface Line {
   text: string;
+  /** The line's bytes (a view of the chunk read: no copy). */
+  bytes: Buffer;
   /** 1-based line number. */
   line: number;
 }
@@ -92,7 +94,7 @@ export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'loc
     const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
     const content = bytes.subarray(0, end);
     if (!isUtf8(content)) throw new LoadError('not valid UTF-8', { file: name, line });
-    return { text: content.toString('utf8'), line };
+    return { text: content.toString('utf8'), bytes: content, line };
   }
 
   async function* batches(): AsyncGenerator<Line[]> {

@@ -81,16 +81,18 @@ export const ROW_HASH = 'rowHash';
 export const FIRST_SEEN = 'indexedAt';
 
 /**
- * A document as the JSON text of a bulk source: its indexed fields, then `row` — the exported
- * line itself when `rowIsLine` (it parsed, so it is JSON: no second serialization of the row),
- * else the row serialized — then, for descriptions that keep it, the line as `original`.
+ * A document as the bytes of a bulk source line: its indexed fields serialized, then `row` — the
+ * exported line's own bytes when `rowIsLine` (it parsed, so it is JSON: the row is never
+ * serialized again, nor even decoded and encoded) — else the row serialized — then, for
+ * descriptions that keep it, the line as `original`; and the closing newline.
  */
-export function toBulkSource(doc: { row: unknown; [field: string]: unknown }, line: string, rowIsLine: boolean, keepLine = false): string {
+export function toBulkSource(doc: { row: unknown; [field: string]: unknown }, line: Buffer, rowIsLine: boolean, keepLine = false): Buffer[] {
   const { row, ...fields } = doc;
   const head = JSON.stringify(fields);
-  const open = head.length > 2 ? `${head.slice(0, -1)},` : '{';
-  const original = keepLine ? `,"original":"${Buffer.from(line).toString('base64')}"` : '';
-  return `${open}"row":${rowIsLine ? line : JSON.stringify(row)}${original}}`;
+  const open = `${head.length > 2 ? `${head.slice(0, -1)},` : '{'}"row":`;
+  const original = keepLine ? `,"original":"${line.toString('base64')}"` : '';
+  if (!rowIsLine) return [Buffer.from(`${open}${JSON.stringify(row)}${original}}\n`)];
+  return [Buffer.from(open), line, Buffer.from(`${original}}\n`)];
 }
 
 /** Elasticsearch refuses `_id`s over 512 bytes; longer ids are hashed for `_id` only (the `id` field keeps them). */

@@ -38,24 +38,36 @@ export interface CalendarFields {
   offset?: { sign: '+' | '-'; hours: number | string; minutes: number | string };
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in a month of the proleptic Gregorian calendar. */
+function daysIn(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
 /**
  * Epoch milliseconds (whole seconds) of a real calendar time, or undefined: every field in its
- * range, the date one the calendar has (read back unchanged), an offset of at most 23:59.
+ * range, the day one the month has (no 30th of February, no 29th in a common year), an offset of
+ * at most 23:59. Arithmetic, not Date round trips: the loader checks every timestamp of a load.
  */
 export function calendarMs(fields: CalendarFields): number | undefined {
   const [y, mo, d, h, mi, s] = [fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second].map(Number) as [number, number, number, number, number, number];
-  if (h > 23 || mi > 59 || s > 59 || mo < 1 || mo > 12 || d < 1) return undefined;
+  if (h > 23 || mi > 59 || s > 59 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return undefined;
   const oh = Number(fields.offset?.hours ?? 0);
   const om = Number(fields.offset?.minutes ?? 0);
   if (oh > 23 || om > 59) return undefined;
-  // Built field by field (Date.UTC maps years 0–99 to 1900–1999) and read back: a 30th of
-  // February does not survive the round trip.
-  const local = new Date(0);
-  local.setUTCFullYear(y, mo - 1, d);
-  local.setUTCHours(h, mi, s, 0);
-  if (local.getUTCFullYear() !== y || local.getUTCMonth() !== mo - 1 || local.getUTCDate() !== d) return undefined;
+  // Date.UTC maps years 0–99 to 1900–1999: those are set field by field.
+  let at: number;
+  if (y >= 100) at = Date.UTC(y, mo - 1, d, h, mi, s);
+  else {
+    const date = new Date(0);
+    date.setUTCFullYear(y, mo - 1, d);
+    date.setUTCHours(h, mi, s, 0);
+    at = date.getTime();
+  }
   const offsetMin = (fields.offset?.sign === '-' ? -1 : 1) * (oh * 60 + om);
-  return local.getTime() - offsetMin * 60_000;
+  return at - offsetMin * 60_000;
 }
 
 /** Parses an RFC 3339 timestamp (the loader's grammar); undefined when it is not one, or not a real time. */
@@ -67,10 +79,10 @@ export function toInstant(value: unknown): Instant | undefined {
   const utc = zone!.toUpperCase() === 'Z';
   const at = calendarMs({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: s!, offset: utc ? undefined : { sign: sign as '+' | '-', hours: oh!, minutes: om! } });
   if (at === undefined) return undefined;
-  const date = new Date(at);
   const nanos = frac.padEnd(9, '0');
-  const iso = date.toISOString(); // yyyy-mm-ddThh:mm:ss.000Z, or ±yyyyyy for far years
-  const ms = date.getTime() + Number(nanos.slice(0, 3));
+  const ms = at + Number(nanos.slice(0, 3));
+  // In UTC the text is the fields as written (most export times are); else formatted from the instant.
+  const iso = utc ? `${y}-${mo}-${d}T${h}:${mi}:${s}.000Z` : new Date(at).toISOString(); // or ±yyyyyy for far years
   const text = `${iso.slice(0, -5)}.${nanos}Z`;
   if (ms < 0 || iso.startsWith('-') || iso.startsWith('+')) return { text: ms < 0 ? INSTANT_MIN : INSTANT_MAX, ms };
   return { text: text > INSTANT_MAX ? INSTANT_MAX : text, ms };
