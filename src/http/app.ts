@@ -21,6 +21,7 @@ import { openApiRoutes } from '../routes/openapi.ts';
 import { opsRoutes } from '../routes/ops.ts';
 import { provenanceRoutes } from '../routes/provenance.ts';
 import { serviceRoutes } from '../routes/service.ts';
+import { routeCost } from '../routes/operation.ts';
 import { ApiError } from '../errors.ts';
 import type { Admission } from '../search/admission.ts';
 import { identityRules } from './client-identity.ts';
@@ -72,6 +73,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState
       rateLimit: config.rateLimit,
       exportConcurrency: config.exportConcurrency,
       rules: identityRules(config.trustedProxies, config.apiKeys),
+      costOf: (path) => routeCost(router, path),
       admission: limits.admission,
     }),
   );

@@ -169,7 +169,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   }
 
-  const history = { summary: 'An entity with its first 200 facts, relations and sources', query: [], answer: one(ref('History')) } as const;
+  const history = { summary: 'An entity with its first 200 facts, relations and sources', query: [], answer: one(ref('History')), cost: 'search' } as const;
   route(router, '/v1/entities/:idOrSlug/history', history, async (ctx) => {
     const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     const section = async (index: 'facts' | 'relations' | 'entity_sources', body: SearchBody, toRecord: (s: Rowed) => Row) => {

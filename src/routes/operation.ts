@@ -11,6 +11,7 @@
 import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
 import { PATH_PARAMETERS } from '../query/params.ts';
 import { ApiError } from '../errors.ts';
+import type { CostClass } from '../http/request-cost.ts';
 import type { AppContext, AppRouter } from './context.ts';
 import type { JsonSchema } from './records.ts';
 
@@ -39,6 +40,24 @@ export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyPara
   conditional?: boolean;
   /** Answers 404 even without a path parameter (an operations document the bundle lacks). */
   mayBeMissing?: boolean;
+  /** What a request costs from its client's budget (src/http/request-cost.ts); default from `answer`: a list is `list`, a file `download`, metrics `metrics`, the rest `document`. */
+  cost?: CostClass;
+}
+
+/** The cost class of an operation: declared, else what its answer implies. */
+export function costOf(operation: Operation): CostClass {
+  if (operation.cost) return operation.cost;
+  const kind = operation.answer.kind;
+  return kind === 'list' ? 'list' : kind === 'file' ? 'download' : kind === 'metrics' ? 'metrics' : 'document';
+}
+
+/** The cost class of the route a request path matches (its GET), or undefined when none does. */
+export function routeCost(router: AppRouter, path: string): CostClass | undefined {
+  const matched = router.match(path, 'GET');
+  if (!matched.route) return undefined;
+  const layer = matched.pathAndMethod.findLast((l) => operationOf(l.stack.at(-1)) !== undefined);
+  const operation = layer && operationOf(layer.stack.at(-1));
+  return operation ? costOf(operation) : undefined;
 }
 
 /** Key of the operation on the route's handler; `operationOf` reads it back from the router stack. */

@@ -19,7 +19,7 @@ export function advertisedRoutes(router: AppRouter): string[] {
 export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
   const { config, search, meta, metrics } = deps;
 
-  route(router, '/v1/health', { summary: 'The process is up (no Elasticsearch call)', query: [], answer: one(ref('Health')), readsIndex: false }, (ctx) => {
+  route(router, '/v1/health', { summary: 'The process is up (no Elasticsearch call)', query: [], answer: one(ref('Health')), readsIndex: false, cost: 'probe' }, (ctx) => {
     ctx.body = toEnvelope({ status: 'ok', time: new Date().toISOString() }, meta);
   });
 
@@ -46,7 +46,7 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1', about, root);
   route(router, '/', about, root);
 
-  const ready = { summary: 'Elasticsearch answers and a generation is live (else 503, degraded)', query: [], answer: one(ref('Ready'), { degraded: true }), conditional: false } as const;
+  const ready = { summary: 'Elasticsearch answers and a generation is live (else 503, degraded)', query: [], answer: one(ref('Ready'), { degraded: true }), conditional: false, cost: 'probe' } as const;
   route(router, '/v1/ready', ready, async (ctx) => {
     let cluster: string;
     try {

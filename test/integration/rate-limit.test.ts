@@ -96,6 +96,13 @@ describe('per-client rate limit', () => {
     expect((await getFrom(from, at('/v1/entities?limit=1'))).status).toBe(429);
   });
 
+  it('answers a path no route serves 404, never 429, once the budget is spent (its cost comes from the route matched)', async () => {
+    const from = '127.0.0.8';
+    await exhaust(from);
+    for (const path of ['/v1/nowhere', '/v1/entities/x/nothing/here', '/v2/entities']) expect((await getFrom(from, at(path))).status, path).toBe(404);
+    expect((await getFrom(from, at('/v1/entities?limit=1'))).status).toBe(429);
+  });
+
   it('ignores X-Forwarded-For and Forwarded from a peer that is not a trusted proxy', async () => {
     const from = '127.0.0.7';
     let n = 0;

@@ -1,13 +1,44 @@
-/** What each request costs from its client's budget, from the path and query alone. */
+/**
+ * What each request costs from its client's budget: the cost class declared with the route the
+ * router matches (every route has one), raised by `q` and `group_by` on lists; a path no route
+ * answers costs nothing.
+ */
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { createRouter } from '../../src/http/app.ts';
+import { createMeta } from '../../src/http/envelope.ts';
+import { createMetrics } from '../../src/http/metrics.ts';
 import { COSTS, requestCost } from '../../src/http/request-cost.ts';
+import { costOf, operationOf, routeCost } from '../../src/routes/operation.ts';
+import { createClient } from '../../src/search/client.ts';
+import { createSearchService } from '../../src/search/search-service.ts';
+
+// Routes are only registered: nothing here reaches Elasticsearch (nothing listens on port 9).
+const search = createSearchService({ client: createClient('http://127.0.0.1:9', 1000), prefix: 'unused' });
+const router = createRouter({
+  config: loadConfig({}),
+  search,
+  meta: createMeta('test'),
+  metrics: createMetrics('test', [], async () => ({})),
+  logger: (await import('pino')).pino({ level: 'silent' }),
+});
 
 const points = (path: string, query: Record<string, string> = {}, loopback = false) => {
-  const cost = requestCost(path, query, loopback);
+  const cost = requestCost(routeCost(router, path), query, loopback);
   return cost.kind === 'points' ? cost.points : cost.kind;
 };
 
 describe('request cost', () => {
+  it('is declared for every route of the router', () => {
+    const layers = router.stack.filter((layer) => layer.methods.includes('GET'));
+    expect(layers.length).toBeGreaterThan(50);
+    for (const layer of layers) {
+      const operation = operationOf(layer.stack.at(-1));
+      expect(operation, String(layer.path)).toBeDefined();
+      expect(['document', 'list', 'search', 'probe', 'metrics', 'download'], String(layer.path)).toContain(costOf(operation!));
+    }
+  });
+
   it.each([
     ['/v1/entities/system:stillness:1', {}, COSTS.document],
     ['/v1/killmails/k1/raw', {}, COSTS.document],
@@ -27,18 +58,19 @@ describe('request cost', () => {
     ['/v1/entities/x/history', {}, COSTS.search],
     ['/v1/events', { group_by: 'kind' }, COSTS.groupBy],
     ['/v1/entities/x/facts', { group_by: 'confidence', q: 'x' }, COSTS.groupBy],
-    ['/v1/nowhere/at/all', {}, COSTS.document],
-    ['/explorer/index.html', {}, COSTS.document],
   ] as const)('%s %j costs %d', (path, query, expected) => {
     expect(points(path, query)).toBe(expected);
   });
 
+  it('charges a path no route answers nothing: it is a 404, never refused', () => {
+    for (const path of ['/v1/nowhere', '/v1/nowhere/at/all', '/explorer/index.html', '/v2/entities']) expect(points(path), path).toBe(0);
+  });
+
   it('charges probes nothing from loopback only, and marks them (they bypass admission control)', () => {
     for (const [probe, cost] of [['/v1/health', COSTS.probe], ['/v1/ready', COSTS.probe], ['/metrics', COSTS.metrics], ['/v1/metrics', COSTS.metrics]] as const) {
-      expect(requestCost(probe, {}, true), probe).toEqual({ kind: 'points', points: 0, probe: true });
-      expect(requestCost(probe, {}, false), probe).toEqual({ kind: 'points', points: cost, probe: true });
+      expect(requestCost(routeCost(router, probe), {}, true), probe).toEqual({ kind: 'points', points: 0, probe: true });
+      expect(requestCost(routeCost(router, probe), {}, false), probe).toEqual({ kind: 'points', points: cost, probe: true });
     }
-    expect(requestCost('/v1/entities', {}, false)).toEqual({ kind: 'points', points: COSTS.list });
     expect(points('/v1/entities', {}, true)).toBe(COSTS.list);
   });
 

@@ -27,7 +27,7 @@ import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
-import { COSTS, requestCost } from '../request-cost.ts';
+import { COSTS, type CostClass, requestCost } from '../request-cost.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -35,6 +35,8 @@ export interface RateLimitOptions {
   /** Downloads in flight per client; undefined = no limit. */
   exportConcurrency: number | undefined;
   rules: IdentityRules;
+  /** The cost class of the route a path matches (src/routes/operation.ts `routeCost`); undefined: no route. */
+  costOf: (path: string) => CostClass | undefined;
   /**
    * Admission control (src/search/admission.ts): a list, search or facet that it would refuse
    * is refused here, before routing, parsing and the live-generation lookup — under overload
@@ -63,7 +65,7 @@ export function retryAfterSeconds(msBeforeNext: number): number {
 }
 
 export function rateLimit(options: RateLimitOptions): Middleware {
-  const { rateLimit: budget, exportConcurrency, rules, admission } = options;
+  const { rateLimit: budget, exportConcurrency, rules, admission, costOf } = options;
   const policy = policyField(budget, exportConcurrency);
   const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
   const downloads = new Map<string, number>();
@@ -78,7 +80,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       },
       rules,
     );
-    const cost = requestCost(ctx.path, ctx.query, client.loopback);
+    const cost = requestCost(costOf(ctx.path), ctx.query, client.loopback);
     // The rest of the request runs as this client (admission control shares slots by client), or
     // unadmitted for a probe. A request that surely reads Elasticsearch is refused at once when
     // admission control would refuse it anyway (after its points are counted: refusals cost too).
