@@ -32,6 +32,8 @@ export interface ClientPlan {
   honorRetryAfter?: boolean;
   /** Evenly spaced requests instead of Poisson arrivals. */
   steady?: boolean;
+  /** A new connection for every request (`Connection: close`), as a careless script does. */
+  freshConnections?: boolean;
 }
 
 export interface ClientFigures {
@@ -127,7 +129,8 @@ export async function runOpenLoop(baseUrl: string, plans: ClientPlan[], seconds:
       open -= 1;
       if (open === 0) drained?.();
     };
-    const req = request({ host: hostname, port, path, agent: state.agent, localAddress: state.plan.address }, (res) => {
+    const fresh = state.plan.freshConnections === true;
+    const req = request({ host: hostname, port, path, agent: fresh ? false : state.agent, localAddress: state.plan.address, headers: fresh ? { connection: 'close' } : {} }, (res) => {
       res.on('data', () => {});
       res.on('end', () => {
         const ms = performance.now() - started;
