@@ -8,7 +8,10 @@ import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
 import { type Config, loadConfig } from './config.ts';
-import { createApp } from './http/app.ts';
+import { createApp, createRouter } from './http/app.ts';
+import { identityRules } from './http/client-identity.ts';
+import { createEarlyRefusal } from './http/early-refusal.ts';
+import { routeCost } from './routes/operation.ts';
 import { createLogger } from './http/logger.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createMeta } from './http/envelope.ts';
@@ -70,8 +73,15 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const meta = createMeta(config.registryName);
   const responseCache = config.responseCacheBytes === undefined ? undefined : createResponseCache(config.responseCacheBytes);
   metrics.observeCache(responseCache);
-  const app = createApp({ config, search, meta, metrics, logger }, { admission, responseCache });
-  const server = createServer(app.callback());
+  const deps = { config, search, meta, metrics, logger };
+  const router = createRouter(deps);
+  const earlyRefusal = config.rateLimit && createEarlyRefusal({ rules: identityRules(config.trustedProxies, config.apiKeys), meta, costOf: (path) => routeCost(router, path) });
+  metrics.observeEarlyRefusals(earlyRefusal);
+  const app = createApp(deps, { admission, responseCache, earlyRefusal }, router);
+  const handle = app.callback();
+  const server = createServer((request, response) => {
+    if (!earlyRefusal?.handle(request, response)) void handle(request, response);
+  });
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

@@ -33,6 +33,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 import type { ResponseCache } from './response-cache.ts';
+import type { EarlyRefusal } from './early-refusal.ts';
 import { staticPages } from './static.ts';
 
 /** Route families, each in its own module under src/routes. */
@@ -51,16 +52,17 @@ export interface AppLimits {
   admission?: Admission;
   /** Repeated JSON reads answered from memory (src/http/response-cache.ts). */
   responseCache?: ResponseCache;
+  /** Refused clients answered before Koa (src/http/early-refusal.ts): the rate limit tells it whom. */
+  earlyRefusal?: EarlyRefusal;
 }
 
-export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState> {
+export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRouter = createRouter(deps)): Koa<AppState> {
   const app = new Koa<AppState>();
   // Koa's `proxy` trusts X-Forwarded-* from any peer: only when proxies are configured (the
   // rate limit's client identity reads forwarding headers from those proxies alone).
   app.proxy = deps.config.trustedProxies.length > 0;
   // Koa would print every error again; the error handler already logged what matters.
   app.silent = true;
-  const router = createRouter(deps);
 
   app.use(requestLog(deps.logger));
   app.use(observeRequests(deps.metrics));
@@ -74,6 +76,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}): Koa<AppState
       exportConcurrency: config.exportConcurrency,
       rules: identityRules(config.trustedProxies, config.apiKeys),
       costOf: (path) => routeCost(router, path),
+      onRefused: limits.earlyRefusal?.block,
       admission: limits.admission,
     }),
   );

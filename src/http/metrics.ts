@@ -15,6 +15,8 @@ export interface Metrics {
   observeEs(index: string, seconds: number, ok: boolean): void;
   /** Reports the response cache's hits, misses, coalesced requests, evictions and size. */
   observeCache(cache: { stats(): CacheStats } | undefined): void;
+  /** Reports the refusals answered before Koa (src/http/early-refusal.ts). */
+  observeEarlyRefusals(early: { count(): number } | undefined): void;
 }
 
 /** A row-count gauge: `<prefix>_<key>`, unlabelled. */
@@ -133,8 +135,20 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
       if (cacheStats) this.set(cacheStats().bytes);
     },
   });
+  let earlyCount: (() => number) | undefined;
+  new Counter({
+    name: `${prefix}_http_early_refusals_total`,
+    help: 'Requests of clients over their budget answered 429 before the middleware chain (not in the request log nor the duration histogram).',
+    registers: [registry],
+    collect() {
+      if (!earlyCount) return;
+      this.reset();
+      this.inc(earlyCount());
+    },
+  });
   return {
     registry,
+    observeEarlyRefusals: (early) => (earlyCount = early && (() => early.count())),
     observeCache: (cache) => (cacheStats = cache && (() => cache.stats())),
     observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),
     observeEs: (index, seconds, ok) => es.observe({ index, outcome: ok ? 'ok' : 'error' }, seconds),

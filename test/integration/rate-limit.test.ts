@@ -76,6 +76,22 @@ describe('per-client rate limit', () => {
     expect(remaining(refused)).toEqual({ r: 0, t: expect.any(Number) });
     expect(refused.headers['cache-control']).toBe('no-store');
 
+    // The refusals that follow are answered before the middleware chain, with the same fields.
+    const metric = async () => Number(/_http_early_refusals_total (\d+)/.exec((await gw.get('/metrics')).text)?.[1]);
+    const early = await metric();
+    for (const path of ['/v1/entities?limit=1', `/v1/entities/${entity}`, '/v1/search?q=x']) {
+      const next = await getFrom(from, at(path));
+      expect(next.status, path).toBe(429);
+      expect(next.body.error.code).toBe('rate_limited');
+      expect(Number(next.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(next.headers['ratelimit-policy']).toBe(POLICY);
+      expect(remaining(next)).toEqual({ r: 0, t: expect.any(Number) });
+      expect(next.headers['cache-control']).toBe('no-store');
+      expect(next.headers['access-control-allow-origin']).toBe('*');
+      expect(next.body.meta).toEqual(refused.body.meta);
+    }
+    expect(await metric()).toBe(early + 3);
+
     // Another client is not affected.
     expect((await getFrom('127.0.0.5', at('/v1/entities?limit=1'))).status).toBe(200);
 

@@ -27,6 +27,7 @@ import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
+import type { Refused } from '../early-refusal.ts';
 import { COSTS, type CostClass, requestCost } from '../request-cost.ts';
 
 export interface RateLimitOptions {
@@ -35,6 +36,8 @@ export interface RateLimitOptions {
   /** Downloads in flight per client; undefined = no limit. */
   exportConcurrency: number | undefined;
   rules: IdentityRules;
+  /** Told of each refusal of points, so a refused client's next requests can be answered before Koa (../early-refusal.ts). */
+  onRefused?: (client: string, refused: Refused) => void;
   /** The cost class of the route a path matches (src/routes/operation.ts `routeCost`); undefined: no route. */
   costOf: (path: string) => CostClass | undefined;
   /**
@@ -65,7 +68,7 @@ export function retryAfterSeconds(msBeforeNext: number): number {
 }
 
 export function rateLimit(options: RateLimitOptions): Middleware {
-  const { rateLimit: budget, exportConcurrency, rules, admission, costOf } = options;
+  const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
   const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
   const downloads = new Map<string, number>();
@@ -123,6 +126,11 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       const wait = retryAfterSeconds(refusal.msBeforeNext);
       ctx.set('RateLimit', pointsField(0, refusal.msBeforeNext));
+      onRefused?.(client.key, {
+        until: Date.now() + refusal.msBeforeNext,
+        message: `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s; retry when the window renews.`,
+        policy: policy!,
+      });
       throw ApiError.rateLimited(
         `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${cost.points}; retry after ${wait} s.`,
         wait,
