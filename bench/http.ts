@@ -6,7 +6,13 @@
  * both sides alike. Search rotates 200 different one-typo names, never one repeated string.
  *
  * Reported per route: requests/s and p50/p99 of both sides, and the share of the ceiling
- * `1 / (1/direct + 1/health)` the gateway reaches.
+ * `1 / (1/direct + 1/health)` the gateway reaches — with the response cache off, so every
+ * request reaches Elasticsearch.
+ *
+ * Then the response cache (on, as by default): repeated reads (the first page of events, a
+ * `group_by`, an entity) against the `/v1/health` floor measured beside them; and single
+ * flight: 256 identical cold requests at once, the Elasticsearch searches they caused counted
+ * by Elasticsearch itself (`_stats/search` of the index read).
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -16,13 +22,14 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import type { IndexName } from '../src/indices/all.ts';
-import { indexName } from '../src/indices/generation.ts';
+import { type GenerationDoc, concreteIndex } from '../src/indices/generation.ts';
 import { toCurrentEntityListBody } from '../src/query/current.ts';
 import { toEntityListBody } from '../src/query/entities.ts';
 import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
+import { TIMELINE_COUNT_UP_TO } from '../src/routes/events.ts';
 import { type LoadFigures, type Log, ceiling, drive, mean, round, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-http';
@@ -39,12 +46,23 @@ export interface RouteFigures {
   ofCeiling: number;
 }
 
+export interface CachedFigures {
+  route: string;
+  gateway: LoadFigures;
+  health: number;
+  /** Hit requests/s over the health floor (goal ≥ 0.8). */
+  ofHealth: number;
+}
+
 export interface HttpBenchResult {
   bundle: { scale: number; entities: number };
   seconds: number;
   rounds: number;
   health: LoadFigures;
   routes: RouteFigures[];
+  cached: CachedFigures[];
+  /** 256 identical cold requests at once: the searches Elasticsearch counted for them. */
+  coalescing: { requests: number; searches: number };
 }
 
 interface Case {
@@ -63,6 +81,10 @@ function typo(name: string): string | undefined {
   return name.replace(word, word.slice(0, 3) + swapped + word.slice(4));
 }
 
+/** First pages count their rows as the gateway does: exactly, and timelines up to TIMELINE_COUNT_UP_TO. */
+const EXACT = { count: true } as const;
+const TIMELINE = { count: TIMELINE_COUNT_UP_TO };
+
 async function cases(dir: string, currentCycle: number): Promise<Case[]> {
   const scope = { environment: 'stillness', scope: { kind: 'default' } as const, limit: LIMIT };
   const names = (await readAllRows(dir, 'entities.jsonl'))
@@ -76,13 +98,13 @@ async function cases(dir: string, currentCycle: number): Promise<Case[]> {
       route: `/v1/search?q=<${typos.length} rotating one-typo names>&limit=${LIMIT}`,
       paths: typos.map((q) => `/v1/search?q=${encodeURIComponent(q)}&limit=${LIMIT}`),
       index: 'entities',
-      bodies: typos.map((q) => toEntityListBody({ ...scope, q }, currentCycle)),
+      bodies: typos.map((q) => toEntityListBody({ ...scope, q }, currentCycle, EXACT)),
     },
-    fixed(`/v1/entities?limit=${LIMIT}`, 'entities', toEntityListBody(scope, currentCycle)),
-    fixed(`/v1/events?limit=${LIMIT}`, 'events', toEventListBody(scope, currentCycle)),
-    fixed(`/v1/killmails?limit=${LIMIT}`, 'killmails', toKillmailListBody(scope, currentCycle)),
-    fixed(`/v1/current/systems?limit=${LIMIT}`, 'current_entities', toCurrentEntityListBody('systems', scope, currentCycle)),
-    fixed(`/v1/sources?limit=${LIMIT}`, 'sources', toSourceListBody(scope, currentCycle)),
+    fixed(`/v1/entities?limit=${LIMIT}`, 'entities', toEntityListBody(scope, currentCycle, EXACT)),
+    fixed(`/v1/events?limit=${LIMIT}`, 'events', toEventListBody(scope, currentCycle, TIMELINE)),
+    fixed(`/v1/killmails?limit=${LIMIT}`, 'killmails', toKillmailListBody(scope, currentCycle, TIMELINE)),
+    fixed(`/v1/current/systems?limit=${LIMIT}`, 'current_entities', toCurrentEntityListBody('systems', scope, currentCycle, EXACT)),
+    fixed(`/v1/sources?limit=${LIMIT}`, 'sources', toSourceListBody(scope, currentCycle, EXACT)),
   ];
 }
 
@@ -91,7 +113,8 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
   const live = (await liveGeneration(client, PREFIX))!;
-  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX });
+  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off' });
+  let uncached: Pick<HttpBenchResult, 'health' | 'routes'>;
   try {
     const all = await cases(dir, live.currentCycle);
     const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
@@ -106,7 +129,7 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
         const h = await health();
         healths.push(h);
         const g = await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
-        const target = indexName(PREFIX, c.index, live.generation);
+        const target = concreteIndex(PREFIX, live, c.index);
         const d = await drive({ url: esUrl, requests: c.bodies.map((b) => ({ path: searchPath(target), method: 'POST', body: JSON.stringify(b) })) }, seconds);
         const run = runs.get(c.route) ?? { gateway: [], direct: [], health: [] };
         run.gateway.push(g);
@@ -131,8 +154,54 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
       const limit = ceiling(d.requestsPerSecond, h);
       return { route, gateway: g, direct: d, health: Math.round(h), ceiling: Math.round(limit), ofCeiling: round(g.requestsPerSecond / limit) };
     });
-    const entities = (await client.count({ index: indexName(PREFIX, 'entities', live.generation) })).count;
-    return { bundle: { scale, entities }, seconds, rounds, health: average(healths), routes };
+    uncached = { health: average(healths), routes };
+  } finally {
+    await gateway.stop();
+  }
+  const entities = (await client.count({ index: concreteIndex(PREFIX, live, 'entities') })).count;
+  const { cached, coalescing } = await benchCache(client, esUrl, dir, live, seconds, rounds, log);
+  return { bundle: { scale, entities }, seconds, rounds, ...uncached, cached, coalescing };
+}
+
+/** Searches Elasticsearch has run on an index (its own counter). */
+async function searches(client: Client, index: string): Promise<number> {
+  const stats = await client.indices.stats({ index, metric: 'search' });
+  return stats._all.primaries!.search!.query_total!;
+}
+
+/** The response cache at its defaults: repeated reads against the health floor, and one cold burst. */
+async function benchCache(client: Client, esUrl: string, dir: string, live: GenerationDoc, seconds: number, rounds: number, log: Log): Promise<Pick<HttpBenchResult, 'cached' | 'coalescing'>> {
+  const entity = (await readAllRows(dir, 'entities.jsonl')).find((r) => r.environment === 'stillness')!;
+  const repeated = [`/v1/events?limit=${LIMIT}`, '/v1/events?group_by=kind', `/v1/entities/${encodeURIComponent(String(entity.id))}`];
+  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX });
+  try {
+    const runs = new Map<string, { gateway: LoadFigures[]; health: number[] }>();
+    for (const route of repeated) await drive({ url: gateway.url, requests: [{ path: route }] }, 1);
+    for (let r = 0; r < rounds; r += 1) {
+      for (const route of repeated) {
+        const h = await drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
+        const g = await drive({ url: gateway.url, requests: [{ path: route }] }, seconds);
+        const run = runs.get(route) ?? { gateway: [], health: [] };
+        run.gateway.push(g);
+        run.health.push(h.requestsPerSecond);
+        runs.set(route, run);
+        log(`${route} (cached): ${g.requestsPerSecond} req/s (p50 ${g.p50Ms} ms), health ${h.requestsPerSecond}`);
+      }
+    }
+    const cached = [...runs].map(([route, run]): CachedFigures => {
+      const g = run.gateway.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
+      const rps = mean(run.gateway.map((f) => f.requestsPerSecond));
+      const h = mean(run.health);
+      return { route, gateway: { ...g, requestsPerSecond: Math.round(rps) }, health: Math.round(h), ofHealth: round(rps / h) };
+    });
+    // A request nobody asked before (its own kind filter), 256 times at once.
+    const cold = '/v1/events?limit=37&kind=character.created&cycles=all';
+    const index = concreteIndex(PREFIX, live, 'events');
+    const before = await searches(client, index);
+    await Promise.all(Array.from({ length: 256 }, () => fetch(`${gateway.url}${cold}`).then((r) => r.arrayBuffer())));
+    const coalescing = { requests: 256, searches: (await searches(client, index)) - before };
+    log(`single flight: 256 identical cold requests, ${coalescing.searches} Elasticsearch search(es)`);
+    return { cached, coalescing };
   } finally {
     await gateway.stop();
   }

@@ -61,13 +61,19 @@ function loadTable(load: LoadBenchResult): string[] {
 
 function httpTable(http: HttpBenchResult): string[] {
   return [
-    `**Gateway vs Elasticsearch directly** — ${http.bundle.entities.toLocaleString('en')} entities (scale ${http.bundle.scale}), 10 connections, ${http.rounds} × ${http.seconds} s per target; \`/v1/health\` ${http.health.requestsPerSecond} req/s`,
+    `**Gateway vs Elasticsearch directly** (response cache off) — ${http.bundle.entities.toLocaleString('en')} entities (scale ${http.bundle.scale}), 10 connections, ${http.rounds} × ${http.seconds} s per target; \`/v1/health\` ${http.health.requestsPerSecond} req/s`,
     '',
     row(['route', 'gateway req/s', 'p50 / p99 ms', 'direct req/s', 'direct p50 / p99 ms', 'ceiling', 'of ceiling']),
     row(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...http.routes.map((r) =>
       row([`\`${r.route}\``, r.gateway.requestsPerSecond, `${r.gateway.p50Ms} / ${r.gateway.p99Ms}`, r.direct.requestsPerSecond, `${r.direct.p50Ms} / ${r.direct.p99Ms}`, r.ceiling, `**${r.ofCeiling}**`]),
     ),
+    '',
+    `**Response cache** (defaults): a repeated read against the \`/v1/health\` floor measured beside it (goal ≥ 0.8); single flight: ${http.coalescing.requests} identical cold requests at once caused **${http.coalescing.searches}** Elasticsearch search(es), as Elasticsearch counted them.`,
+    '',
+    row(['route', 'hits req/s', 'p50 / p99 ms', 'health req/s', 'of health']),
+    row(['---', '---:', '---:', '---:', '---:']),
+    ...http.cached.map((c) => row([`\`${c.route}\``, c.gateway.requestsPerSecond, `${c.gateway.p50Ms} / ${c.gateway.p99Ms}`, c.health, `**${c.ofHealth}**`])),
     '',
   ];
 }
