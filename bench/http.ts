@@ -27,9 +27,8 @@ import { toCurrentEntityListBody } from '../src/query/current.ts';
 import { toEntityListBody } from '../src/query/entities.ts';
 import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
-import { toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
+import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
-import { TIMELINE_COUNT_UP_TO } from '../src/routes/events.ts';
 import { type LoadFigures, type Log, ceiling, drive, mean, round, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-http';

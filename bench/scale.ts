@@ -19,7 +19,7 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import type { Config } from '../src/config.ts';
 import { indexName } from '../src/indices/generation.ts';
-import { TIMELINE_COUNT_UP_TO } from '../src/routes/events.ts';
+import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';

@@ -9,7 +9,7 @@
 import { currentEntities, currentRelations } from '../indices/current.ts';
 import { type EntitySort, searchable } from './entities.ts';
 import type { Profile } from './params.ts';
-import { type PagePosition, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
+import { type ListQuery, type PagePosition, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { toSearchQuery } from './search.ts';
 
@@ -32,23 +32,29 @@ export function currentEntityFilter(collection: string, environment: string, sco
   return [...filter, ...environmentScope(environment, scope, currentCycle)];
 }
 
-export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+export function toCurrentEntityListQuery(collection: string, params: Omit<CurrentListParams, 'limit'>, currentCycle: number): ListQuery {
   const filter = currentEntityFilter(collection, params.environment, params.scope, currentCycle);
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
-  const spec = { filter, sort: ENTITY_BY_LABEL, limit: params.limit, ...page };
-  return toListBody(searchable(spec, params.q, params.sort, (q) => toSearchQuery(q, ['profileText'])));
+  return searchable({ filter, sort: ENTITY_BY_LABEL }, params.q, params.sort, (q) => toSearchQuery(q, ['profileText']));
+}
+
+export function toCurrentEntityListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ ...toCurrentEntityListQuery(collection, params, currentCycle), limit: params.limit, ...page });
 }
 
 /** Relation feeds have no `updatedAt`: label order, or relevance with `q`. */
 export const RELATION_SORTS = ['label:asc', 'relevance'] as const;
 
-export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+export function toCurrentRelationListQuery(collection: string, params: Omit<CurrentListParams, 'limit'>, currentCycle: number): ListQuery {
   const filter = [term('collection', collection), ...environmentScope(params.environment, params.scope, currentCycle)];
-  const spec = { filter, sort: RELATION_BY_LABEL, limit: params.limit, ...page };
   const search = (q: string): Query => ({
     bool: { should: [{ match: { searchText: { query: q, operator: 'and' } } }, term('tokens', q)], minimum_should_match: 1 },
   });
-  return toListBody(searchable(spec, params.q, params.sort, search));
+  return searchable({ filter, sort: RELATION_BY_LABEL }, params.q, params.sort, search);
+}
+
+export function toCurrentRelationListBody(collection: string, params: CurrentListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ ...toCurrentRelationListQuery(collection, params, currentCycle), limit: params.limit, ...page });
 }
 
 /** Rows per collection of a current index, all environments and cycles (the `/metrics` gauges). */

@@ -6,7 +6,7 @@
  * id; with `q` they are in relevance order, ties by id. `sort` picks another of `ENTITY_SORTS`.
  */
 import { entities } from '../indices/entities.ts';
-import { type ListSpec, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
+import { type ListQuery, type ListSpec, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
 import type { AnyOf, Profile } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { BY_RELEVANCE, toSearchQuery } from './search.ts';
@@ -44,20 +44,24 @@ export function entitySort(sort: EntitySort, byLabel: ListSpec['sort']): ListSpe
   return sort === 'updatedAt:desc' ? BY_UPDATE : byLabel;
 }
 
-/** A list spec with `q` scoring (when given) and the requested order. */
-export function searchable(spec: ListSpec, q: string | undefined, sort: EntitySort | undefined, search: (q: string) => Query): ListSpec {
+/** A list query with `q` scoring (when given) and the requested order. */
+export function searchable<T extends ListQuery>(spec: T, q: string | undefined, sort: EntitySort | undefined, search: (q: string) => Query): T {
   if (q !== undefined) spec.must = [search(q)];
   spec.sort = entitySort(sort ?? (q === undefined ? 'label:asc' : 'relevance'), spec.sort);
   return spec;
 }
 
-export function toEntityListBody(params: EntityListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+export function toEntityListQuery(params: Omit<EntityListParams, 'limit'>, currentCycle: number): ListQuery {
   const filter: Query[] = environmentScope(params.environment, params.scope, currentCycle);
   if (params.entityType !== undefined) filter.push(oneOf('entityType', params.entityType));
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
   filter.push(...toTimeRange('updatedAt', params.updatedSince, undefined));
-  return toListBody(searchable({ filter, sort: BY_LABEL, limit: params.limit, ...page }, params.q, params.sort, (q) => toSearchQuery(q)));
+  return searchable({ filter, sort: BY_LABEL }, params.q, params.sort, (q) => toSearchQuery(q));
+}
+
+export function toEntityListBody(params: EntityListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ ...toEntityListQuery(params, currentCycle), limit: params.limit, ...page });
 }
 
 /** One entity by id or slug (ids win over slugs), optionally of one type. Not scoped. */

@@ -83,18 +83,52 @@ export interface PagePosition {
   count?: boolean | number;
 }
 
-export interface ListSpec extends PagePosition {
+/**
+ * The query of a list, on its own: what every family's builder answers, and what pages, groups,
+ * counts and downloads are all built from (the route never builds a body only to keep a part).
+ */
+export interface ListQuery {
+  /** Filters, each one clause: a facet leaves out the clauses on its own field (`toQuery`). */
   filter: Query[];
   /** Scoring clauses (search); without them the query is a pure filter. */
   must?: Query[];
   sort: estypes.SortCombinations[];
-  limit: number;
   /**
    * The first sort field is an instant every row has (events and killmails: `occurredAt`, the
    * index sort's, or `indexedAt`): a position may then narrow the query to the range it implies
    * (see `positionRange`).
    */
   indexSorted?: boolean;
+}
+
+export interface ListSpec extends ListQuery, PagePosition {
+  limit: number;
+}
+
+/** The fields a filter clause restricts (leaf queries on fields; `bool`s through their clauses). */
+export function clauseFields(clause: Query): Set<string> {
+  const fields = new Set<string>();
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (['term', 'terms', 'range', 'prefix'].includes(key) && value && typeof value === 'object') {
+        for (const field of Object.keys(value)) if (field !== 'boost') fields.add(field);
+      } else if (key === 'exists' && value && typeof value === 'object') fields.add((value as { field: string }).field);
+      else walk(value);
+    }
+  };
+  walk(clause);
+  return fields;
+}
+
+/**
+ * The query of a list as Elasticsearch takes it. With `without`, the filter clauses that restrict
+ * only those fields are left out: a facet counts its groups under the other filters, not its own.
+ */
+export function toQuery(list: Pick<ListQuery, 'filter' | 'must'>, without: readonly string[] = []): Query {
+  const filter = without.length === 0 ? list.filter : list.filter.filter((clause) => ![...clauseFields(clause)].every((f) => without.includes(f)) || clauseFields(clause).size === 0);
+  return list.must?.length ? { bool: { filter, must: list.must } } : { bool: { filter } };
 }
 
 /**
@@ -117,7 +151,7 @@ export function toListBody(spec: ListSpec): SearchBody {
   const narrow = spec.indexSorted === true && count === false;
   const filter = [...spec.filter, ...(narrow ? positionRange(sort, after) : [])];
   const body: SearchBody = {
-    query: must?.length ? { bool: { filter, must } } : { bool: { filter } },
+    query: toQuery({ filter, must }),
     sort,
     size: limit + 1,
     track_total_hits: count,

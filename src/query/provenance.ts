@@ -4,7 +4,7 @@
  * these unbounded: its weak point 6). Not cycle-scoped: provenance shows all evidence.
  */
 import { entitySources, facts, relations, sources } from '../indices/provenance.ts';
-import { type PagePosition, type Query, type SearchBody, oneOf, scopeFilter, term, toListBody, toSort } from './list.ts';
+import { type ListQuery, type PagePosition, type Query, type SearchBody, oneOf, scopeFilter, term, toListBody, toSort } from './list.ts';
 import type { AnyOf } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
@@ -19,19 +19,31 @@ export interface FactFilters {
   confidence?: AnyOf;
 }
 
-export function toEntityFactsBody(entityId: string, limit: number, page: PagePosition = {}, filters: FactFilters = {}): SearchBody {
+export function toEntityFactsQuery(entityId: string, filters: FactFilters = {}): ListQuery {
   const filter = [term('entityId', entityId)];
   if (filters.confidence !== undefined) filter.push(oneOf('confidence', filters.confidence));
-  return toListBody({ filter, sort: FACT_SORT, limit, ...page });
+  return { filter, sort: FACT_SORT };
+}
+
+export function toEntityFactsBody(entityId: string, limit: number, page: PagePosition = {}, filters: FactFilters = {}): SearchBody {
+  return toListBody({ ...toEntityFactsQuery(entityId, filters), limit, ...page });
+}
+
+export function toEntityRelationsQuery(entityId: string): ListQuery {
+  const either: Query = { bool: { should: [term('subjectEntityId', entityId), term('objectEntityId', entityId)], minimum_should_match: 1 } };
+  return { filter: [either], sort: RELATION_SORT };
 }
 
 export function toEntityRelationsBody(entityId: string, limit: number, page: PagePosition = {}): SearchBody {
-  const either: Query = { bool: { should: [term('subjectEntityId', entityId), term('objectEntityId', entityId)], minimum_should_match: 1 } };
-  return toListBody({ filter: [either], sort: RELATION_SORT, limit, ...page });
+  return toListBody({ ...toEntityRelationsQuery(entityId), limit, ...page });
+}
+
+export function toEntitySourcesQuery(entityId: string): ListQuery {
+  return { filter: [term('entityId', entityId)], sort: ENTITY_SOURCE_SORT };
 }
 
 export function toEntitySourcesBody(entityId: string, limit: number, page: PagePosition = {}): SearchBody {
-  return toListBody({ filter: [term('entityId', entityId)], sort: ENTITY_SOURCE_SORT, limit, ...page });
+  return toListBody({ ...toEntitySourcesQuery(entityId), limit, ...page });
 }
 
 export interface SourceListParams {
@@ -45,6 +57,10 @@ export interface SourceListParams {
 
 /** `/v1/sources`: the environment's sources and those without one, as the reference does; by kind, then id. */
 export function toSourceListBody(params: SourceListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ ...toSourceListQuery(params, currentCycle), limit: params.limit, ...page });
+}
+
+export function toSourceListQuery(params: Omit<SourceListParams, 'limit'>, currentCycle: number): ListQuery {
   const env: Query = {
     bool: { should: [term('environment', params.environment), { bool: { must_not: { exists: { field: 'environment' } } } }], minimum_should_match: 1 },
   };
@@ -52,5 +68,5 @@ export function toSourceListBody(params: SourceListParams, currentCycle: number,
   if (params.scope.kind !== 'default') filter.push(...scopeFilter(params.scope, currentCycle));
   if (params.kind !== undefined) filter.push(oneOf('kind', params.kind));
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
-  return toListBody({ filter, sort: SOURCE_SORT, limit: params.limit, ...page });
+  return { filter, sort: SOURCE_SORT };
 }

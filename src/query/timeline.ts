@@ -13,11 +13,14 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { FIRST_SEEN } from '../indices/description.ts';
 import { events, killmails } from '../indices/timeline.ts';
-import { NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
+import { type ListQuery, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
 import type { AnyOf } from './params.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 import { type TimeBound, toAfter, toTimeRange } from './time-range.ts';
+
+/** Events and killmails are counted exactly up to this many rows per list; past it `meta.count` is a lower bound (bench/RESULTS.md). */
+export const TIMELINE_COUNT_UP_TO = 100_000;
 
 /** The orders a timeline can be read in; the first is the default. */
 export const TIMELINE_SORTS = ['occurredAt:desc', 'occurredAt:asc', 'indexedAt:asc', 'indexedAt:desc'] as const;
@@ -61,7 +64,7 @@ const BY_FIRST_SEEN: estypes.SortCombinations[] = [
   { id: { order: 'asc' } },
 ];
 
-function scoped(params: TimelineParams, currentCycle: number): Query[] {
+function scoped(params: Omit<TimelineParams, 'limit'>, currentCycle: number): Query[] {
   const filter = [
     ...environmentScope(params.environment, params.scope, currentCycle),
     ...toTimeRange('occurredAt', params.since, params.until),
@@ -83,21 +86,28 @@ const ORDERS: Record<TimelineSort, (newestFirst: estypes.SortCombinations[]) => 
   'indexedAt:desc': () => reversed(BY_FIRST_SEEN),
 };
 
-function timelineBody(filter: Query[], newestFirst: estypes.SortCombinations[], params: TimelineParams, page: PagePosition): SearchBody {
-  const sort = ORDERS[params.sort ?? 'occurredAt:desc'](newestFirst);
-  return toListBody({ filter, sort, limit: params.limit, indexSorted: true, ...page });
+function timelineQuery(filter: Query[], newestFirst: estypes.SortCombinations[], params: Omit<TimelineParams, 'limit'>): ListQuery {
+  return { filter, sort: ORDERS[params.sort ?? 'occurredAt:desc'](newestFirst), indexSorted: true };
+}
+
+export function toEventListQuery(params: Omit<EventListParams, 'limit'>, currentCycle: number): ListQuery {
+  const { kind, module, packageId, transactionDigest, sourceId } = params;
+  const filter = [...scoped(params, currentCycle), ...exact({ kind, module, packageId, transactionDigest, sourceId })];
+  return timelineQuery(filter, EVENT_SORT, params);
 }
 
 export function toEventListBody(params: EventListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
-  const { kind, module, packageId, transactionDigest, sourceId } = params;
-  const filter = [...scoped(params, currentCycle), ...exact({ kind, module, packageId, transactionDigest, sourceId })];
-  return timelineBody(filter, EVENT_SORT, params, page);
+  return toListBody({ ...toEventListQuery(params, currentCycle), limit: params.limit, ...page });
 }
 
-export function toKillmailListBody(params: KillmailListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+export function toKillmailListQuery(params: Omit<KillmailListParams, 'limit'>, currentCycle: number): ListQuery {
   const { system, victim, killer, reporter, npc } = params;
   const filter = [...scoped(params, currentCycle), ...exact({ systemId: system, victimId: victim, killerIds: killer, reporterId: reporter })];
   if (npc !== undefined) filter.push(term('npc', npc));
   // The stored row is the list view (the raw chain payload left out: the reference's weak point 12).
-  return timelineBody(filter, KILLMAIL_SORT, params, page);
+  return timelineQuery(filter, KILLMAIL_SORT, params);
+}
+
+export function toKillmailListBody(params: KillmailListParams, currentCycle: number, page: PagePosition = {}): SearchBody {
+  return toListBody({ ...toKillmailListQuery(params, currentCycle), limit: params.limit, ...page });
 }

@@ -8,14 +8,8 @@
  * any empty page: its weak point 5). Characters and tribes never fall back.
  */
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
-import {
-  type CurrentListParams,
-  currentEntityFilter,
-  toCurrentEntityListBody,
-  toCurrentRelationListBody,
-} from '../query/current.ts';
-import { toEntityListBody } from '../query/entities.ts';
-import { RELATION_SORTS } from '../query/current.ts';
+import { type CurrentListParams, RELATION_SORTS, currentEntityFilter, toCurrentEntityListQuery, toCurrentRelationListQuery } from '../query/current.ts';
+import { toEntityListQuery } from '../query/entities.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import { INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
@@ -24,7 +18,8 @@ import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, route } from './operation.ts';
 import { ENTITY_SORT, entitySortOf } from './entities.ts';
-import { groupRequest, sendPage } from './page.ts';
+import { groupRequest } from './list-request.ts';
+import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 /** Current rows group by their cycle and type; fallback rows (entities) have both too. */
@@ -84,7 +79,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
       const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params) };
-      await sendPage(
+      await sendList(
         ctx,
         deps,
         useEntities
@@ -92,13 +87,13 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
               ...common,
               bind: { ...bind, mode: 'entities' },
               index: 'entities',
-              body: (reader, page) => toEntityListBody({ ...p, entityType: [entityType] }, reader.generation.currentCycle, page),
+              query: (reader) => toEntityListQuery({ ...p, entityType: [entityType] }, reader.generation.currentCycle),
             }
           : {
               ...common,
               bind: { ...bind, mode: 'current' },
               index: 'current_entities',
-              body: (reader, page) => toCurrentEntityListBody(collection, p, reader.generation.currentCycle, page),
+              query: (reader) => toCurrentEntityListQuery(collection, p, reader.generation.currentCycle),
             },
       );
     });
@@ -110,13 +105,13 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
     route(router, path, operation, async (ctx: AppContext, params) => {
       const sort = entitySortOf(params.sort, params.q);
       const { cursor, limit, ...bind } = { ...listParams(params, deps.config.defaultEnvironment), q: params.q, sort };
-      await sendPage(ctx, deps, {
+      await sendList(ctx, deps, {
         route: path,
         bind,
         cursor,
         limit,
         index: 'current_relations',
-        body: (reader, page) => toCurrentRelationListBody(collection, { ...bind, limit }, reader.generation.currentCycle, page),
+        query: (reader) => toCurrentRelationListQuery(collection, bind, reader.generation.currentCycle),
         select: params.select,
         groups: groupRequest(params),
       });

@@ -6,7 +6,7 @@ import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import type { Row } from '../indices/description.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { ENTITY_SORTS, type EntityListParams, type EntitySort, toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
+import { ENTITY_SORTS, type EntityListParams, type EntitySort, toEntityListQuery, toEntityLookupBody, toStaticTypeLookupBody } from '../query/entities.ts';
 import { type GroupField, cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import {
   CONFIDENCE,
@@ -26,15 +26,16 @@ import {
   sortParameter,
 } from '../query/params.ts';
 import type { Values } from '../query/parameters.ts';
-import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody } from '../query/provenance.ts';
+import { toEntityFactsBody, toEntityFactsQuery, toEntityRelationsBody, toEntityRelationsQuery, toEntitySourcesBody, toEntitySourcesQuery } from '../query/provenance.ts';
 import { selectParameter } from '../query/select.ts';
-import type { PagePosition, SearchBody } from '../query/list.ts';
+import type { ListQuery, SearchBody } from '../query/list.ts';
 import type { AnyOf } from '../query/params.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { firstRow } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { groupRequest, sendPage } from './page.ts';
+import { groupRequest } from './list-request.ts';
+import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 type Rowed = { row: Row };
@@ -78,13 +79,13 @@ function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, o
 
 async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: EntityList) {
   const { cursor, limit, params, ...bind } = p;
-  await sendPage(ctx, deps, {
+  await sendList(ctx, deps, {
     route,
     bind,
     cursor,
     limit,
     index: 'entities',
-    body: (reader, page) => toEntityListBody(p, reader.generation.currentCycle, page),
+    query: (reader) => toEntityListQuery(p, reader.generation.currentCycle),
     select: params.select,
     groups: groupRequest(params),
   });
@@ -126,10 +127,10 @@ const SUBROUTES = {
   },
 } as const;
 
-/** The body of a subroute's page: facts take their `confidence` filter. */
-function subrouteBody(name: keyof typeof SUBROUTES, id: string, limit: number, page: PagePosition, params: { confidence?: AnyOf }) {
-  if (name === 'facts') return toEntityFactsBody(id, limit, page, { confidence: params.confidence });
-  return name === 'relations' ? toEntityRelationsBody(id, limit, page) : toEntitySourcesBody(id, limit, page);
+/** The query of a subroute's list: facts take their `confidence` filter. */
+function subrouteQuery(name: keyof typeof SUBROUTES, id: string, params: { confidence?: AnyOf }): ListQuery {
+  if (name === 'facts') return toEntityFactsQuery(id, { confidence: params.confidence });
+  return name === 'relations' ? toEntityRelationsQuery(id) : toEntitySourcesQuery(id);
 }
 
 /** Rows of each section that `/history` includes (the reference returned them all, unbounded). */
@@ -155,13 +156,13 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       const params = values as Values<typeof SUBROUTES.facts.query>;
       const { limit = DEFAULT_LIMIT, cursor, confidence } = params;
       const { id } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
-      await sendPage(ctx, deps, {
+      await sendList(ctx, deps, {
         route: path,
         bind: { id, confidence },
         cursor,
         limit,
         index: sub.index,
-        body: (_reader, page) => subrouteBody(name, id, limit, page, { confidence }),
+        query: () => subrouteQuery(name, id, { confidence }),
         toRecord: sub.toRecord,
         select: params.select,
         groups: groupRequest(params),

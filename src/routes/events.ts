@@ -17,16 +17,14 @@ import {
   sortParameter,
 } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
-import { TIMELINE_SORTS, toEventListBody } from '../query/timeline.ts';
+import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toEventListQuery } from '../query/timeline.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { groupRequest, sendPage } from './page.ts';
+import { groupRequest } from './list-request.ts';
+import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
-
-/** Events counted exactly up to this many rows per list; past it `meta.count` is a lower bound (bench/RESULTS.md). */
-export const TIMELINE_COUNT_UP_TO = 100_000;
 
 /**
  * `meta.indexedThrough` of a timeline page: the first-seen instant of the generation it was read
@@ -59,13 +57,13 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
     const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort };
-    await sendPage(ctx, deps, {
+    await sendList(ctx, deps, {
       route: '/v1/events',
       bind,
       cursor,
       limit,
       index: 'events',
-      body: (reader, page) => toEventListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      query: (reader) => toEventListQuery(bind, reader.generation.currentCycle),
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
       select: params.select,

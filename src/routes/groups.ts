@@ -21,7 +21,8 @@ import {
 import type { Reader } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
-import { type GroupRequest, type PageRequest, countOf, listMeta } from './page.ts';
+import { type GroupRequest, type ListRequest, countOf, listMeta } from './list-request.ts';
+import { toQuery } from '../query/list.ts';
 
 /** Distinct first keys read when groups are mapped through other records (an entity's facts by source). */
 const THROUGH_LIMIT = 10_000;
@@ -70,10 +71,10 @@ async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, s
   return kinds;
 }
 
-export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: PageRequest<any>, groups: GroupRequest): Promise<void> {
+export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
   const reader = await deps.search.reader();
   ctx.state.generation = reader.generation.generation;
-  const { query } = request.body(reader, {});
+  const query = toQuery(request.query(reader));
   const { by, includeUnknown, limit } = groups;
 
   if (by.kind === 'histogram') {

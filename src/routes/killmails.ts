@@ -14,11 +14,12 @@ import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import { INCLUDE_UNKNOWN, KILLER, LIST, NPC, Q, REPORTER, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
-import { type KillmailListParams, TIMELINE_SORTS, toKillmailListBody } from '../query/timeline.ts';
+import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, one, route } from './operation.ts';
-import { TIMELINE_COUNT_UP_TO, indexedThrough } from './events.ts';
-import { groupRequest, sendPage } from './page.ts';
+import { indexedThrough } from './events.ts';
+import { groupRequest } from './list-request.ts';
+import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 /** Actors group by entity id (labelled with the entity's name); `killer` by the one killer of each kill. */
@@ -62,13 +63,13 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
     const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc, since, until, sinceIndexed, sort };
-    await sendPage(ctx, deps, {
+    await sendList(ctx, deps, {
       route: '/v1/killmails',
       bind,
       cursor,
       limit,
       index: 'killmails',
-      body: (reader, page) => toKillmailListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      query: (reader) => toKillmailListQuery(bind, reader.generation.currentCycle),
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
       select: params.select,

@@ -5,11 +5,12 @@
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import { INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
-import { toSourceListBody } from '../query/provenance.ts';
+import { toSourceListQuery } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
 import { list, one, route } from './operation.ts';
-import { groupRequest, sendPage } from './page.ts';
+import { groupRequest } from './list-request.ts';
+import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -18,13 +19,13 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/sources', { summary, query, answer: list(ref('Source')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
     const bind = { ...scope, q: params.q, kind: params.kind };
-    await sendPage(ctx, deps, {
+    await sendList(ctx, deps, {
       route: '/v1/sources',
       bind,
       cursor,
       limit,
       index: 'sources',
-      body: (reader, page) => toSourceListBody({ ...bind, limit }, reader.generation.currentCycle, page),
+      query: (reader) => toSourceListQuery(bind, reader.generation.currentCycle),
       select: params.select,
       groups: groupRequest(params),
     });

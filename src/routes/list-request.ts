@@ -1,0 +1,66 @@
+/**
+ * What a list route asks of the list machinery (list.ts picks a page, groups or a download):
+ * the route and the filters its cursor binds, the index, and the list's query — the pure
+ * builder's own (src/query), never a body built only to take a part of it.
+ */
+import type { IndexName } from '../indices/all.ts';
+import type { Row } from '../indices/description.ts';
+import type { GenerationDoc } from '../indices/generation.ts';
+import { ApiError } from '../errors.ts';
+import type { Meta } from '../http/envelope.ts';
+import type { Count } from '../query/cursor.ts';
+import { type Grouping, MAX_GROUPS } from '../query/groups.ts';
+import type { ListQuery } from '../query/list.ts';
+import type { TotalHits } from '../search/raw-hits.ts';
+import type { Reader } from '../search/search-service.ts';
+
+/** `group_by` as a list route received it. */
+export interface GroupRequest {
+  by: Grouping;
+  includeUnknown: boolean;
+  /** Groups answered at most: `limit`, else `MAX_GROUPS`. */
+  limit: number;
+}
+
+/** The `group_by` request of a route's parameters, if it has one. */
+export function groupRequest(params: { group_by?: Grouping; include_unknown?: boolean; limit?: number }): GroupRequest | undefined {
+  return params.group_by && { by: params.group_by, includeUnknown: params.include_unknown ?? false, limit: params.limit ?? MAX_GROUPS };
+}
+
+export interface ListRequest<Source = { row: Row }> {
+  /** Route pattern, e.g. `/v1/entities`. */
+  route: string;
+  /** Every parameter that shapes the result (not `cursor`, `limit`, `select`): binds the cursor. */
+  bind: Record<string, unknown>;
+  cursor: string | undefined;
+  limit: number;
+  index: IndexName;
+  /** The list's query for this generation (its current cycle): pages, groups and downloads are built from it. */
+  query(reader: Reader): ListQuery;
+  /** Hit → record, for routes that reshape rows; without it rows are passed through verbatim. */
+  toRecord?(source: Source): unknown;
+  /** Rows counted exactly up to this many, a lower bound beyond (default: always exactly). */
+  countUpTo?: number;
+  /** `select`: only these top-level fields of each row (and `id`). */
+  select?: readonly string[];
+  /** `group_by`: the groups of the matching rows instead of rows. */
+  groups?: GroupRequest;
+  /** More `meta` of a page, from the generation it was read from. */
+  meta?(generation: GenerationDoc): Record<string, unknown>;
+}
+
+/** `meta` of a list answer. */
+export interface ListMeta extends Meta {
+  count: number;
+  countIsExact: boolean;
+}
+
+/** The count a search answered (it always answers one when asked to track). */
+export function countOf(total: TotalHits | number | undefined): Count {
+  if (typeof total === 'number') return { value: total, exact: true };
+  if (total === undefined) throw ApiError.internal();
+  return { value: total.value, exact: total.relation === 'eq' };
+}
+
+export const listMeta = (meta: Meta, count: Count, more?: Record<string, unknown>): ListMeta => ({ ...meta, count: count.value, countIsExact: count.exact, ...more });
+
