@@ -13,7 +13,7 @@
  * | `document` | a record by id, an operations document, `/v1`, the OpenAPI document, autocomplete | 1 |
  * | `list` | a list page (`/v1/entities`, typed and current collections, events, killmails, sources, the provenance subroutes) | 2 |
  * | `search` | a list with `q`; an entity's `history` (four reads) | 3 |
- * | any list with `group_by` | facets and histograms | 5 |
+ * | any list with `group_by` | facets and histograms | 5 per field asked for (up to 3) |
  * | `probe` | `/v1/health`, `/v1/ready` | 1, and 0 from loopback |
  * | `metrics` | `/metrics`, `/v1/metrics` (a scrape counts every index: some 30 Elasticsearch requests) | 5, and 0 from loopback |
  * | `download` | `/v1/exports/{file}` | no points: downloads are limited by how many run at once |
@@ -56,7 +56,8 @@ export function requestCost(costClass: CostClass | undefined, query: Record<stri
       return { kind: 'points', points: COSTS.document };
     case 'list':
     case 'search':
-      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy };
+      // Each facet is an aggregation of its own.
+      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy * Math.min(3, String(query.group_by).split(',').length) };
       return { kind: 'points', points: costClass === 'search' || present(query, 'q') ? COSTS.search : COSTS.list };
   }
 }

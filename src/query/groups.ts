@@ -34,6 +34,8 @@ export interface GroupField {
   readonly none?: number;
   /** Keys are mapped through another record before counting (facts by their source's kind). */
   readonly through?: 'sourceKind';
+  /** The indexed fields of the route's filter on this field, when not `field` itself (a facet leaves it out). */
+  readonly filters?: readonly string[];
 }
 
 /** A histogram of an instant field: `<name>:day|week|month`. */
@@ -68,19 +70,35 @@ export interface Groups {
 export const cycleGroup: GroupField = { name: 'cycle', field: 'cycle', type: 'integer', none: UNCYCLED };
 export const keyword = (name: string, field = name, labels?: GroupField['labels']): GroupField => ({ name, field, type: 'keyword', ...(labels && { labels }) });
 
-/** `group_by` of a route: its fields (and histograms), validated and documented as an enum. */
+/** Facets one `group_by` may ask for at once. */
+export const MAX_FACETS = 3;
+
+/** The indexed fields a grouping's own filter restricts: a facet is counted without them. */
+export function ownFilterFields(grouping: Grouping): readonly string[] {
+  return grouping.kind === 'histogram' ? [grouping.field.field] : (grouping.field.filters ?? [grouping.field.field]);
+}
+
+/** `group_by` of a route: one of its fields (and histograms), or up to MAX_FACETS of them comma-separated, validated and documented. */
 export function groupByParameter(fields: readonly GroupField[], histogramOf?: string) {
   const histograms: HistogramField[] = histogramOf === undefined ? [] : INTERVALS.map((interval) => ({ name: `${histogramOf}:${interval}`, field: histogramOf, interval }));
   const names = [...fields.map((f) => f.name), ...histograms.map((h) => h.name)];
   const histogramWords = histogramOf === undefined ? '' : ` \`${histogramOf}:day|week|month\`: rows per UTC calendar day, week (from Monday) or month, in time order with empty buckets as 0 (at most ${MAX_BUCKETS}).`;
+  const one = `(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+  const grouping = (name: string): Grouping => {
+    const field = fields.find((f) => f.name === name);
+    return field ? { kind: 'terms', field } : { kind: 'histogram', field: histograms.find((h) => h.name === name)! };
+  };
   return queryParameter('group_by', {
-    description: `Answer the groups of the matching rows, \`{key, label, count}\` by count then key (at most \`limit\`, default and maximum ${MAX_GROUPS}), instead of rows: one of \`${names.join('`, `')}\`.${histogramWords} Not with \`cursor\` or \`select\`.`,
-    schema: { type: 'string', enum: names },
-    expects: `one of: ${names.join(', ')}`,
+    description:
+      `Answer the groups of the matching rows, \`{key, label, count}\` by count then key (at most \`limit\`, default and maximum ${MAX_GROUPS}), instead of rows: one of \`${names.join('`, `')}\`.${histogramWords} ` +
+      `Up to ${MAX_FACETS} of them, comma-separated, answer several facets at once: \`data\` is then an object of group lists by name, each facet counted under the other filters but not its own (as a sidebar shows them), with its counts in \`meta.facets\`. Not with \`cursor\` or \`select\`.`,
+    schema: { type: 'string', pattern: `^${one}(?:,${one}){0,${MAX_FACETS - 1}}$`, examples: [names[0]!, names.slice(0, 2).join(',')] },
+    expects: `one of ${names.join(', ')}, or up to ${MAX_FACETS} of them comma-separated`,
     excludes: 'cursor',
-    convert: (text): Grouping => {
-      const field = fields.find((f) => f.name === text);
-      return field ? { kind: 'terms', field } : { kind: 'histogram', field: histograms.find((h) => h.name === text)! };
+    convert: (text): Grouping[] => {
+      const asked = text.split(',');
+      if (new Set(asked).size !== asked.length) throw ApiError.badParameter('group_by', `group_by names ${asked.find((n, i) => asked.indexOf(n) !== i)} twice.`);
+      return asked.map(grouping);
     },
   });
 }

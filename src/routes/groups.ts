@@ -2,14 +2,19 @@
  * Answers `group_by` on a list route: the route's own query (filters, scope, `q`,
  * `since`/`until`) aggregated instead of paged (src/query/groups.ts), keys that are ids
  * labelled from their records, and the counts in `meta`: `count` (rows matched, exact: an
- * aggregation reads every row anyway), `groupsCount` and whether it is exact.
+ * aggregation reads every row anyway), `groupsCount` and whether it is exact. Several
+ * groupings at once are facets: each counted under the route's other filters but not its own
+ * (a chip of another type stays countable once one type is picked), answered by name, their
+ * counts in `meta.facets`; the requests run side by side.
  */
 import type { IndexName } from '../indices/all.ts';
 import type { Row } from '../indices/description.ts';
 import {
   type GroupField,
   type GroupKey,
+  type Grouping,
   type Groups,
+  ownFilterFields,
   readGroups,
   readHistogram,
   readSourceKinds,
@@ -22,7 +27,8 @@ import type { Reader } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
 import { type GroupRequest, type ListRequest, countOf, listMeta } from './list-request.ts';
-import { toQuery } from '../query/list.ts';
+import { type Query, toQuery } from '../query/list.ts';
+import type { TotalHits } from '../search/raw-hits.ts';
 
 /** Distinct first keys read when groups are mapped through other records (an entity's facts by source). */
 const THROUGH_LIMIT = 10_000;
@@ -71,29 +77,49 @@ async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, s
   return kinds;
 }
 
-export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
-  const query = toQuery(request.query(reader));
-  const { by, includeUnknown, limit } = groups;
-
+/** One grouping's answer: its groups (histogram buckets) and counts, over `query`. */
+async function groupsOf(reader: Reader, index: IndexName, query: Query, by: Grouping, includeUnknown: boolean, limit: number): Promise<{ data: unknown[]; total: TotalHits | number | undefined; found: Groups }> {
   if (by.kind === 'histogram') {
-    const response = await reader.search(request.index, toHistogramBody(query, by.field));
+    const response = await reader.search(index, toHistogramBody(query, by.field));
     const data = readHistogram(response.aggregations, by.field);
-    ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, { groups: data, groupsCount: data.length, groupsCountIsExact: true }));
-    return;
+    return { data, total: response.hits.total, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true } };
   }
-
   const field = by.field;
   // Groups mapped through other records are all read first, then mapped, counted and ranked.
   const first = field.through === undefined ? { size: limit, unknown: includeUnknown } : { size: THROUGH_LIMIT, unknown: true };
-  const response = await reader.search(request.index, toGroupsBody(query, field, first.size));
+  const response = await reader.search(index, toGroupsBody(query, field, first.size));
   let found = readGroups(response.aggregations, field, first.size, first.unknown);
   if (field.through === 'sourceKind') {
     const kinds = await sourceKinds(reader, found.groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : [])));
     found = regroup(found.groups, (key) => kinds.get(key as string) || null, limit, includeUnknown);
   }
-  ctx.body = toEnvelope(await labelled(reader, field, found.groups), groupsMeta(deps, response.hits.total, found));
+  return { data: await labelled(reader, field, found.groups), total: response.hits.total, found };
+}
+
+export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
+  const reader = await deps.search.reader();
+  ctx.state.generation = reader.generation.generation;
+  const list = request.query(reader);
+  const { by, includeUnknown, limit } = groups;
+  if (by.length === 1) {
+    const { data, total, found } = await groupsOf(reader, request.index, toQuery(list), by[0]!, includeUnknown, limit);
+    ctx.body = toEnvelope(data, groupsMeta(deps, total, found));
+    return;
+  }
+  // Facets: each counted under the other filters, not its own; meta.count under all of them.
+  const [count, ...facets] = await Promise.all([
+    reader.count(request.index, toQuery(list)),
+    ...by.map((grouping) => groupsOf(reader, request.index, toQuery(list, ownFilterFields(grouping)), grouping, includeUnknown, limit)),
+  ]);
+  const names = by.map((grouping) => grouping.field.name);
+  ctx.body = toEnvelope(
+    Object.fromEntries(facets.map((facet, i) => [names[i], facet.data])),
+    listMeta(deps.meta, countOf(count as number), {
+      facets: Object.fromEntries(
+        facets.map((facet, i) => [names[i], { count: countOf(facet.total).value, groupsCount: facet.found.groupsCount, groupsCountIsExact: facet.found.groupsCountIsExact }]),
+      ),
+    }),
+  );
 }
 
 function groupsMeta(deps: Pick<RouteDeps, 'meta'>, total: Parameters<typeof countOf>[0], found: Groups) {

@@ -26,7 +26,8 @@ import { fieldsOf, ref } from './records.ts';
 const GROUPS = [
   keyword('system', 'systemId', 'entities'),
   keyword('victim', 'victimId', 'entities'),
-  keyword('killer', 'killerId', 'entities'),
+  // `killer=` filters on every killer id of a kill (killerIds); the group is its one killer.
+  { ...keyword('killer', 'killerId', 'entities'), filters: ['killerIds'] },
   keyword('reporter', 'reporterId', 'entities'),
   { name: 'npc', field: 'npc', type: 'boolean' } as const,
   cycleGroup,

@@ -14,16 +14,16 @@ import type { ListQuery } from '../query/list.ts';
 import type { TotalHits } from '../search/raw-hits.ts';
 import type { Reader } from '../search/search-service.ts';
 
-/** `group_by` as a list route received it. */
+/** `group_by` as a list route received it: one grouping, or several facets. */
 export interface GroupRequest {
-  by: Grouping;
+  by: Grouping[];
   includeUnknown: boolean;
   /** Groups answered at most: `limit`, else `MAX_GROUPS`. */
   limit: number;
 }
 
 /** The `group_by` request of a route's parameters, if it has one. */
-export function groupRequest(params: { group_by?: Grouping; include_unknown?: boolean; limit?: number }): GroupRequest | undefined {
+export function groupRequest(params: { group_by?: Grouping[]; include_unknown?: boolean; limit?: number }): GroupRequest | undefined {
   return params.group_by && { by: params.group_by, includeUnknown: params.include_unknown ?? false, limit: params.limit ?? MAX_GROUPS };
 }
 

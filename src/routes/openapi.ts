@@ -85,6 +85,16 @@ const LIST_META: JsonSchema = {
     countIsExact: { type: 'boolean', description: '`false`: counting stopped at `count`, a lower bound.' },
     groupsCount: { type: 'integer', minimum: 0, description: 'With `group_by`: groups in all (not only those answered).' },
     groupsCountIsExact: { type: 'boolean', description: '`false`: `groupsCount` is an estimate (more groups than answered).' },
+    facets: {
+      type: 'object',
+      description: 'With several `group_by` fields: per field, the rows its facet counted (under the other filters, not its own), its groups in all and whether that is exact.',
+      additionalProperties: {
+        type: 'object',
+        properties: { count: { type: 'integer', minimum: 0 }, groupsCount: { type: 'integer', minimum: 0 }, groupsCountIsExact: { type: 'boolean' } },
+        required: ['count', 'groupsCount', 'groupsCountIsExact'],
+        additionalProperties: false,
+      },
+    },
     indexedThrough: {
       type: 'string',
       format: 'date-time',
@@ -119,7 +129,9 @@ interface Shapes {
 /** `{data, meta}`; a page is `{data: [record…], meta, nextCursor?}`, its rows reduced by `select`, or its groups with `group_by`. */
 function envelope(data: JsonSchema, paged: boolean, shapes: Shapes = { selectable: false, grouped: false }): JsonSchema {
   const rows = { type: 'array', items: data };
-  const alternatives = [rows, ...(shapes.selectable ? [SELECTED] : []), ...(shapes.grouped ? [{ type: 'array', items: { $ref: '#/components/schemas/Group' } }] : [])];
+  const groups = { type: 'array', items: { $ref: '#/components/schemas/Group' } };
+  const facets = { type: 'object', description: 'Several `group_by` fields: the groups of each, by field name.', additionalProperties: groups };
+  const alternatives = [rows, ...(shapes.selectable ? [SELECTED] : []), ...(shapes.grouped ? [groups, facets] : [])];
   const properties: Json = {
     data: paged ? (alternatives.length > 1 ? { anyOf: alternatives } : rows) : data,
     meta: { $ref: `#/components/schemas/${paged ? 'ListMeta' : 'Meta'}` },

@@ -219,6 +219,13 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     const inDefault = bundle.entities.filter((e) => e.environment === 'stillness' && inScope(cycleOf(e.cycle), 'default', bundle.currentCycle));
     const byType = new Map<string, number>();
     for (const e of inDefault) byType.set(e.entityType, (byType.get(e.entityType) ?? 0) + 1);
+    // A fresh load (the view before may be this one already).
+    await page.goto('about:blank');
+    const groupRequests: string[] = [];
+    const listen = (request: { url(): string }) => {
+      if (request.url().includes('group_by=')) groupRequests.push(request.url());
+    };
+    page.on('request', listen);
     await open('#/search');
     const chips = page.locator('[data-facet=type] a.chip');
     await chips.first().waitFor();
@@ -229,6 +236,10 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     expect(new Map(shown as [string, number][])).toEqual(byType);
     const uncycled = inDefault.filter((e) => cycleOf(e.cycle) === undefined).length;
     await expect(page.locator('[data-facet=cycles] .unknown-chip .n').innerText()).resolves.toBe(String(uncycled));
+    page.off('request', listen);
+    // The three facets come from one request.
+    expect(groupRequests).toHaveLength(1);
+    expect(decodeURIComponent(groupRequests[0]!)).toContain('group_by=entityType,environment,cycle');
     await page.locator('[data-facet=type] a.chip[data-key=character]').click();
     const characters = expectedEntities(bundle, 'default', (e) => e.entityType === 'character');
     await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(characters.length));

@@ -134,6 +134,7 @@ describe('/v1/openapi.json', () => {
         { type: 'array', items: { $ref: '#/components/schemas/Killmail' } },
         { type: 'array', items: { type: 'object', description: 'With `select`: the row reduced to `id` and the selected fields.' } },
         { type: 'array', items: { $ref: '#/components/schemas/Group' } },
+        { type: 'object', description: 'Several `group_by` fields: the groups of each, by field name.', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Group' } } },
       ],
     });
     expect(killmails.properties.meta).toEqual({ $ref: '#/components/schemas/ListMeta' });
