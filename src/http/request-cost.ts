@@ -14,6 +14,7 @@
  * | `list` | a list page (`/v1/entities`, typed and current collections, events, killmails, sources, the provenance subroutes) | 2 |
  * | `search` | a list with `q`; an entity's `history` (four reads) | 3 |
  * | any list with `group_by` | facets and histograms | 5 per field asked for (up to 3) |
+ * | any list with `id=a|b|…` | a batch of records | the list's points + 1 per 10 ids |
  * | `probe` | `/v1/health`, `/v1/ready` | 1, and 0 from loopback |
  * | `metrics` | `/metrics`, `/v1/metrics` (a scrape counts every index: some 30 Elasticsearch requests) | 5, and 0 from loopback |
  * | `download` | `/v1/exports/{file}` | no points: downloads are limited by how many run at once |
@@ -55,9 +56,12 @@ export function requestCost(costClass: CostClass | undefined, query: Record<stri
     case 'document':
       return { kind: 'points', points: COSTS.document };
     case 'list':
-    case 'search':
+    case 'search': {
+      // `id=a|b|…`: a page, and a point for every 10 ids asked (100 ids: 12 points, against 100 for 100 records).
+      const perIds = present(query, 'id') ? Math.ceil(String(query.id).split('|').length / 10) : 0;
       // Each facet is an aggregation of its own.
-      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy * Math.min(3, String(query.group_by).split(',').length) };
-      return { kind: 'points', points: costClass === 'search' || present(query, 'q') ? COSTS.search : COSTS.list };
+      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy * Math.min(3, String(query.group_by).split(',').length) + perIds };
+      return { kind: 'points', points: (costClass === 'search' || present(query, 'q') ? COSTS.search : COSTS.list) + perIds };
+    }
   }
 }

@@ -25,6 +25,8 @@ export interface EntityListParams {
   staticTypes?: boolean;
   /** Only entities updated at or after this instant. */
   updatedSince?: TimeBound;
+  /** Only these entities, by id or slug (`id=a|b`). */
+  ids?: AnyOf;
 }
 
 /** The orders of entity lists (and current collections); `relevance` needs `q`. */
@@ -57,6 +59,7 @@ export function toEntityListQuery(params: Omit<EntityListParams, 'limit'>, curre
   if (params.profile !== undefined) filter.push(term('placeholder', params.profile === 'placeholder'));
   if (params.staticTypes) filter.push({ exists: { field: 'typeId' } });
   filter.push(...toTimeRange('updatedAt', params.updatedSince, undefined));
+  if (params.ids !== undefined) filter.push({ bool: { should: [oneOf('id', params.ids), oneOf('slug', params.ids)], minimum_should_match: 1 } });
   return searchable({ filter, sort: BY_LABEL }, params.q, params.sort, (q) => toSearchQuery(q));
 }
 

@@ -75,11 +75,16 @@ const filter = <const Name extends string>(name: Name, description: string, exam
     convert: (text): AnyOf => anyOf(name, text),
   });
 
-/** `a|b` → its distinct trimmed members; an empty member is a 400 naming the parameter. */
+/** Values an OR list (`a|b|…`, `id=`) may hold; more is a 400 naming the parameter and the cap. */
+export const MAX_ANY_OF = 100;
+
+/** `a|b` → its distinct trimmed members; an empty member, or more than MAX_ANY_OF, is a 400 naming the parameter. */
 export function anyOf(name: string, text: string): AnyOf {
   const members = text.split('|').map((member) => member.trim());
   if (members.some((member) => member === '')) throw ApiError.badParameter(name, `${name} has an empty value between "|" separators.`);
-  return [...new Set(members)];
+  const distinct = [...new Set(members)];
+  if (distinct.length > MAX_ANY_OF) throw ApiError.badParameter(name, `${name} lists ${distinct.length} values; at most ${MAX_ANY_OF}.`);
+  return distinct;
 }
 
 export const TYPE = filter('type', 'Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal).', ['character', 'system']);
@@ -90,6 +95,21 @@ export const MODULE = filter('module', 'Move module (exact), e.g. `killmail`.');
 export const PACKAGE_ID = filter('package_id', 'Package id (exact).');
 export const TRANSACTION_DIGEST = filter('transaction_digest', 'Transaction digest (exact).');
 export const SOURCE_ID = filter('source_id', 'Source id (exact).');
+
+/** `id=a|b|c`: many records in one call (OpenAlex's most-requested batch lookup). */
+export const IDS = filter(
+  'id',
+  `Only these records, up to ${MAX_ANY_OF} ids separated by \`|\` (on entity lists ids or slugs), in the list's own order; ids no row of this request matches (absent, or filtered out) are listed in \`meta.missing\` on the first page. Combines with every other filter (AND).`,
+  ['character:stillness:2112000041', 'character:stillness:2112000041|system:stillness:30000142'],
+);
+
+export const INVOLVED = filter('involved', 'Killmails an entity took part in: as the victim, a killer or the reporter (entity ids; several with `|`).', ['character:stillness:2112000041']);
+export const SIDE = queryParameter('side', {
+  description: 'With `involved`: `kills` (it was a killer) or `losses` (it was the victim). Without `involved`: a 400.',
+  schema: { type: 'string', enum: ['kills', 'losses'] },
+  expects: 'kills or losses',
+  convert: (text) => text as 'kills' | 'losses',
+});
 
 export const SYSTEM = filter('system', 'System entity id of the kill.');
 export const VICTIM = filter('victim', 'Victim character id.');

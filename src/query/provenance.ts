@@ -53,6 +53,8 @@ export interface SourceListParams {
   limit: number;
   q?: string;
   kind?: AnyOf;
+  /** Only these sources (`id=a|b`). */
+  ids?: AnyOf;
 }
 
 /** `/v1/sources`: the environment's sources and those without one, as the reference does; by kind, then id. */
@@ -68,5 +70,6 @@ export function toSourceListQuery(params: Omit<SourceListParams, 'limit'>, curre
   if (params.scope.kind !== 'default') filter.push(...scopeFilter(params.scope, currentCycle));
   if (params.kind !== undefined) filter.push(oneOf('kind', params.kind));
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
+  if (params.ids !== undefined) filter.push(oneOf('id', params.ids));
   return { filter, sort: SOURCE_SORT };
 }

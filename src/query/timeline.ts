@@ -27,6 +27,8 @@ export const TIMELINE_SORTS = ['occurredAt:desc', 'occurredAt:asc', 'indexedAt:a
 export type TimelineSort = (typeof TIMELINE_SORTS)[number];
 
 interface TimelineParams {
+  /** Only these ids (`id=a|b`). */
+  ids?: AnyOf;
   environment: string;
   scope: CycleScope;
   limit: number;
@@ -47,6 +49,9 @@ export interface EventListParams extends TimelineParams {
 }
 
 export interface KillmailListParams extends TimelineParams {
+  /** Killmails these entities took part in (victim, killer or reporter), narrowed by `side`. */
+  involved?: AnyOf;
+  side?: 'kills' | 'losses';
   system?: AnyOf;
   victim?: AnyOf;
   /** Killer character ids, NPC killer type ids or the killers' entity ids. */
@@ -69,6 +74,7 @@ function scoped(params: Omit<TimelineParams, 'limit'>, currentCycle: number): Qu
     ...environmentScope(params.environment, params.scope, currentCycle),
     ...toTimeRange('occurredAt', params.since, params.until),
     ...toAfter(FIRST_SEEN, params.sinceIndexed),
+    ...(params.ids === undefined ? [] : [oneOf('id', params.ids)]),
   ];
   if (params.q !== undefined) filter.push(toTokensFilter(params.q));
   return filter;
@@ -104,8 +110,16 @@ export function toKillmailListQuery(params: Omit<KillmailListParams, 'limit'>, c
   const { system, victim, killer, reporter, npc } = params;
   const filter = [...scoped(params, currentCycle), ...exact({ systemId: system, victimId: victim, killerIds: killer, reporterId: reporter })];
   if (npc !== undefined) filter.push(term('npc', npc));
+  if (params.involved !== undefined) filter.push(involvement(params.involved, params.side));
   // The stored row is the list view (the raw chain payload left out: the reference's weak point 12).
   return timelineQuery(filter, KILLMAIL_SORT, params);
+}
+
+/** Killmails an entity took part in: as a killer (`kills`), the victim (`losses`), or any of those or the reporter. */
+function involvement(ids: AnyOf, side: KillmailListParams['side']): Query {
+  if (side === 'kills') return oneOf('killerIds', ids);
+  if (side === 'losses') return oneOf('victimId', ids);
+  return { bool: { should: [oneOf('victimId', ids), oneOf('killerIds', ids), oneOf('reporterId', ids)], minimum_should_match: 1 } };
 }
 
 export function toKillmailListBody(params: KillmailListParams, currentCycle: number, page: PagePosition = {}): SearchBody {

@@ -19,6 +19,7 @@ import {
   LIST,
   PROFILE,
   Q,
+  IDS,
   TYPE,
   UPDATED_SINCE,
   boundSort,
@@ -48,9 +49,9 @@ export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('envi
 const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN] as const;
 
 /** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
-const SEARCH_QUERY = [...LIST, Q, TYPE, ENTITY_TYPE, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
-const TYPED_QUERY = [...LIST, Q, UPDATED_SINCE, ...SHAPE] as const;
-const CHARACTERS_QUERY = [...LIST, Q, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
+const SEARCH_QUERY = [...LIST, Q, IDS, TYPE, ENTITY_TYPE, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
+const TYPED_QUERY = [...LIST, Q, IDS, UPDATED_SINCE, ...SHAPE] as const;
+const CHARACTERS_QUERY = [...LIST, Q, IDS, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
 
 /** The order of a list that can be searched, as its cursor binds it; `relevance` without `q` is a 400. */
 export function entitySortOf<Order extends EntitySort>(sort: Order | undefined, q: string | undefined): Order | undefined {
@@ -61,7 +62,7 @@ export function entitySortOf<Order extends EntitySort>(sort: Order | undefined, 
 type EntityList = EntityListParams & { cursor?: string; params: Values<typeof SEARCH_QUERY> };
 
 function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, options: { entityType?: string; staticTypes?: boolean } = {}): EntityList {
-  const { type, entityType, q, profile, updated_since: updatedSince } = params;
+  const { type, entityType, q, profile, updated_since: updatedSince, id: ids } = params;
   if (type !== undefined && entityType !== undefined && type.join('|') !== entityType.join('|')) {
     throw ApiError.badParameter('type', 'Give type or entityType, not two different values.');
   }
@@ -72,6 +73,7 @@ function parseEntityList(params: Values<typeof SEARCH_QUERY>, deps: RouteDeps, o
     profile,
     staticTypes: options.staticTypes,
     updatedSince,
+    ids,
     sort: entitySortOf(params.sort, q),
     params,
   };
@@ -88,6 +90,7 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     query: (reader) => toEntityListQuery(p, reader.generation.currentCycle),
     select: params.select,
     groups: groupRequest(params),
+    ids: p.ids && { asked: p.ids, fields: ['id', 'slug'] },
   });
 }
 

@@ -2,6 +2,7 @@
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import {
   EVENT_KIND,
+  IDS,
   INCLUDE_UNKNOWN,
   LIST,
   MODULE,
@@ -38,6 +39,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
   const query = [
     ...LIST,
     Q,
+    IDS,
     EVENT_KIND,
     MODULE,
     PACKAGE_ID,
@@ -54,9 +56,9 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/events', { summary: 'Chain events, newest first', query, answer: list(ref('Event')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
     // Filters are snake_case as the reference's clients send them; the indexed fields are camelCase.
-    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed } = params;
+    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed, id: ids } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind = { ...scope, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort };
+    const bind = { ...scope, ids, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort };
     await sendList(ctx, deps, {
       route: '/v1/events',
       bind,
@@ -66,6 +68,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       query: (reader) => toEventListQuery(bind, reader.generation.currentCycle),
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
+      ids: ids && { asked: ids, fields: ['id'] },
       select: params.select,
       groups: groupRequest(params),
     });

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { INCLUDE_UNKNOWN, KILLER, LIST, NPC, Q, REPORTER, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
@@ -46,6 +46,9 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
   const query = [
     ...LIST,
     Q,
+    IDS,
+    INVOLVED,
+    SIDE,
     SYSTEM,
     VICTIM,
     KILLER,
@@ -61,9 +64,10 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
   ] as const;
   route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
-    const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed } = params;
+    const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
+    if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, q, system, victim, killer, reporter, npc, since, until, sinceIndexed, sort };
+    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, ids, q, system, victim, killer, reporter, npc, involved, side, since, until, sinceIndexed, sort };
     await sendList(ctx, deps, {
       route: '/v1/killmails',
       bind,
@@ -73,6 +77,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       query: (reader) => toKillmailListQuery(bind, reader.generation.currentCycle),
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
+      ids: ids && { asked: ids, fields: ['id'] },
       select: params.select,
       groups: groupRequest(params),
     });

@@ -45,6 +45,8 @@ export interface ListRequest<Source = { row: Row }> {
   select?: readonly string[];
   /** `group_by`: the groups of the matching rows instead of rows. */
   groups?: GroupRequest;
+  /** `id=a|b`: the ids asked for, and the indexed fields a row answers them by (entities: `id` and `slug`); the first page lists those no row matches in `meta.missing`. */
+  ids?: { asked: readonly string[]; fields: readonly string[] };
   /** More `meta` of a page, from the generation it was read from. */
   meta?(generation: GenerationDoc): Record<string, unknown>;
 }

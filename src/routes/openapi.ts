@@ -85,6 +85,7 @@ const LIST_META: JsonSchema = {
     countIsExact: { type: 'boolean', description: '`false`: counting stopped at `count`, a lower bound.' },
     groupsCount: { type: 'integer', minimum: 0, description: 'With `group_by`: groups in all (not only those answered).' },
     groupsCountIsExact: { type: 'boolean', description: '`false`: `groupsCount` is an estimate (more groups than answered).' },
+    missing: { type: 'array', items: { type: 'string' }, description: 'With `id=`: the ids no row of the request matched (absent, or filtered out); first page only.' },
     facets: {
       type: 'object',
       description: 'With several `group_by` fields: per field, the rows its facet counted (under the other filters, not its own), its groups in all and whether that is exact.',

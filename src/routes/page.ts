@@ -14,11 +14,20 @@
  */
 import type { Row } from '../indices/description.ts';
 import { type Count, type SortValue, checkPosition, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
-import { sortKinds, toListBody } from '../query/list.ts';
+import { type ListQuery, sortKinds, toListBody, toQuery } from '../query/list.ts';
+import type { Reader } from '../search/search-service.ts';
 import { selectFields } from '../query/select.ts';
 import { toEnvelope, toRawEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
 import { type ListRequest, countOf, listMeta } from './list-request.ts';
+
+/** Of the ids a request asked for, those no row of its query matches (one search of at most MAX_ANY_OF rows' doc values). */
+async function missingIds(reader: Reader, request: ListRequest<unknown>, list: ListQuery): Promise<string[]> {
+  const { asked, fields } = request.ids!;
+  const response = await reader.search(request.index, { query: toQuery(list), size: asked.length * fields.length, _source: false, docvalue_fields: [...fields], track_total_hits: false });
+  const found = new Set(response.hits.hits.flatMap((hit) => fields.flatMap((field) => (hit.fields?.[field] as string[] | undefined) ?? [])));
+  return asked.filter((id) => !found.has(id));
+}
 
 /** Reads a page and answers it in the envelope. */
 export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta' | 'config'>, request: ListRequest<Source>): Promise<void> {
@@ -35,7 +44,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const next = (sort: SortValue[] | undefined, more: boolean, count: Count) =>
     more && sort ? encodeCursor({ generation: reader.generation.generation, after: sort, count }, scope, key) : undefined;
   const select = request.select;
-  const more = request.meta?.(reader.generation);
+  const more = { ...request.meta?.(reader.generation), ...(request.ids && !cursor ? { missing: await missingIds(reader, request, list) } : {}) };
 
   if (request.toRecord) {
     const { hits } = await reader.search<Source>(request.index, body);

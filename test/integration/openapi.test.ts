@@ -29,6 +29,8 @@ const README_PARAMETERS = [
   'since', 'until', 'sort', 'select', 'group_by', 'include_unknown', 'confidence',
   // The freshness loop (issue 21).
   'since_indexed', 'updated_since',
+  // Client power (issue 22).
+  'id', 'involved', 'side',
 ];
 
 let gw: TestGateway;
