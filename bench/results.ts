@@ -9,6 +9,7 @@ import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
 import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
 import type { AutocompleteBenchResult } from './autocomplete.ts';
+import type { ClientBenchResult } from './client.ts';
 import type { ScaleBenchResult } from './scale.ts';
 import type { SoakResult } from './soak.ts';
 import type { Machine } from './support.ts';
@@ -22,6 +23,7 @@ interface Report {
   http?: HttpBenchResult;
   scale?: ScaleBenchResult;
   autocomplete?: AutocompleteBenchResult;
+  client?: ClientBenchResult;
   soak?: SoakResult;
   overload?: OverloadBenchResult;
 }
@@ -95,6 +97,22 @@ function autocompleteTable(a: AutocompleteBenchResult): string[] {
         `${s.top1.first} / ${s.top1.tried} = ${s.top1.share}`,
       ]),
     ),
+    '',
+  ];
+}
+
+function clientTable(c: ClientBenchResult): string[] {
+  const d = c.download;
+  return [
+    `**Client power** — scale ${c.bundle.scale} (${c.bundle.rows.toLocaleString('en')} rows), response cache off.`,
+    '',
+    row(['measure', 'gateway', 'limit in the same run', 'ratio']),
+    row(['---', '---:', '---:', '---:']),
+    row([`NDJSON download, ${d.rows.toLocaleString('en')} events (rows/s)`, d.ndjson.toLocaleString('en'), `${d.direct.toLocaleString('en')} (PIT + \`search_after\` directly)`, `**${d.ndjsonOfDirect}**`]),
+    row([`CSV download, same rows (rows/s)`, d.csv.toLocaleString('en'), d.direct.toLocaleString('en'), `**${d.csvOfDirect}**`]),
+    row([`gateway RSS during a ${d.memory.rows.toLocaleString('en')}-row download (MB)`, `peak ${d.memory.peakRssMb}`, `idle ${d.memory.idleRssMb}`, `**+${d.memory.overIdleMb} MB**`]),
+    row([`${c.batch.ids} ids in one call (ms, mean of ${c.batch.sets})`, c.batch.batchMs, `${c.batch.singlesSequentialMs} one by one · ${c.batch.singlesTenAtOnceMs} ten at a time`, `**${c.batch.sequentialOverBatch}×** · ${c.batch.tenAtOnceOverBatch}× faster`]),
+    row([`3 facets in one \`group_by\` (ms, mean of ${c.facets.queries} searches)`, c.facets.oneRequestMs, `${c.facets.threeSequentialMs} three in turn · ${c.facets.threeAtOnceMs} three at once`, `**${c.facets.sequentialOverOne}×** · ${c.facets.atOnceOverOne}×`]),
     '',
   ];
 }
@@ -215,6 +233,7 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
     ...(r.http ? httpTable(r.http) : []),
     ...(r.scale ? scaleTable(r.scale) : []),
     ...(r.autocomplete ? autocompleteTable(r.autocomplete) : []),
+    ...(r.client ? clientTable(r.client) : []),
     ...(r.soak ? soakTable(r.soak) : []),
     ...(r.overload ? overloadTable(r.overload) : []),
   ].join('\n');

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- load|http|scale|autocomplete|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * `npm run bench [-- load|http|scale|autocomplete|client|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
  * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchAutocomplete } from './autocomplete.ts';
+import { benchClient } from './client.ts';
 import { benchFreshness } from './freshness.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
@@ -63,6 +64,9 @@ try {
   }
   if (which.has('autocomplete')) {
     report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
+  }
+  if (which.has('client')) {
+    report.client = await benchClient({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), log });
   }
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));

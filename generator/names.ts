@@ -160,7 +160,8 @@ export function nameEntity(entityType: EntityType, typeIndex: number, token: str
     naming.displayName = `${name} [${random.pick(['ASH', 'VGL', 'IRN', 'ΩMG'])}]`;
   }
   if (entityType === 'character' && typeIndex === 2) {
-    naming.summary = 'Pilot from Lyon & Marseille\u2028second line <b>bold</b>';
+    // Every character a CSV field must quote (`,`, `"`, LF, CR) and the ones Go escapes (`&`, `<`, U+2028).
+    naming.summary = 'Pilot from Lyon, "the old port" & Marseille\r\nsecond line\u2028third <b>bold</b>';
   } else if (random.chance(0.45)) {
     naming.summary = random.pick(SUMMARIES[entityType] ?? [`A ${entityType.replace('_', ' ')} known to the registry.`]);
   }

@@ -73,6 +73,8 @@ export interface Config {
   esQueueMs: number;
   /** Bytes the response cache may hold (`RESPONSE_CACHE`, in MB); undefined = `off`. */
   responseCacheBytes: number | undefined;
+  /** Rows a list asked as a file (`format=csv|ndjson`) holds at most (`DOWNLOAD_MAX_ROWS`). */
+  downloadMaxRows: number;
   /** Generations a load keeps, the live one included (rollback reaches the others). */
   keepGenerations: number;
   /** Replicas of every index once loaded (0 on a single node). */
@@ -134,6 +136,7 @@ export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
 export const DEFAULT_ES_QUEUE = 8;
 /** Response cache size, MB (see README, Operations: sizing the cache). */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
+export const DEFAULT_DOWNLOAD_MAX_ROWS = 100_000;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -334,6 +337,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esQueueMs: int(env, 'ES_QUEUE_MS', 1000, 1, 600_000)!,
     responseCacheBytes: mebibytesOrOff(env, 'RESPONSE_CACHE', DEFAULT_RESPONSE_CACHE_MB),
     keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
+    downloadMaxRows: int(env, 'DOWNLOAD_MAX_ROWS', DEFAULT_DOWNLOAD_MAX_ROWS, 1, 10_000_000)!,
     esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
     loadSource: optional(env, 'LOAD_SOURCE'),

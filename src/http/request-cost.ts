@@ -17,7 +17,7 @@
  * | any list with `id=a|b|…` | a batch of records | the list's points + 1 per 10 ids |
  * | `probe` | `/v1/health`, `/v1/ready` | 1, and 0 from loopback |
  * | `metrics` | `/metrics`, `/v1/metrics` (a scrape counts every index: some 30 Elasticsearch requests) | 5, and 0 from loopback |
- * | `download` | `/v1/exports/{file}` | no points: downloads are limited by how many run at once |
+ * | `download` | `/v1/exports/{file}`; any list with `format=csv\|ndjson` (the whole list as a file) | no points: downloads are limited by how many run at once |
  *
  * A path no route answers costs nothing and is never refused: it is a 404 (static pages are
  * files served from memory). Probes are marked: they bypass admission control
@@ -57,6 +57,7 @@ export function requestCost(costClass: CostClass | undefined, query: Record<stri
       return { kind: 'points', points: COSTS.document };
     case 'list':
     case 'search': {
+      if (present(query, 'format')) return { kind: 'download' };
       // `id=a|b|…`: a page, and a point for every 10 ids asked (100 ids: 12 points, against 100 for 100 records).
       const perIds = present(query, 'id') ? Math.ceil(String(query.id).split('|').length / 10) : 0;
       // Each facet is an aggregation of its own.

@@ -172,6 +172,16 @@ export const UPDATED_SINCE = queryParameter('updated_since', {
   convert: (text): TimeBound => toTimeBound('updated_since', text),
 });
 
+export const FORMAT = queryParameter('format', {
+  description:
+    `The whole filtered list as a file instead of a page: \`csv\` (RFC 4180, a header row, CRLF; columns those of \`select\`, else every field of the route's records; nested values as JSON text) or \`ndjson\` (one row per line, as the JSON list's rows). ` +
+    `Every matching row in the list's order, at most 100,000 (\`DOWNLOAD_MAX_ROWS\`; \`X-Total-Count\`: the rows the file holds; \`X-Truncated: true\` when more matched); \`cursor\` and \`limit\` do not apply. Limited like \`/v1/exports\`: by downloads in flight per client. Not with \`group_by\`.`,
+  schema: { type: 'string', enum: ['csv', 'ndjson'] },
+  expects: 'csv or ndjson',
+  excludes: 'group_by',
+  convert: (text) => text as 'csv' | 'ndjson',
+});
+
 export const INCLUDE_UNKNOWN = queryParameter('include_unknown', {
   description: 'With `group_by`: `true` adds one group (`key: null`) for the rows without a value.',
   schema: { type: 'boolean' },

@@ -11,7 +11,7 @@ import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../ind
 import { type CurrentListParams, RELATION_SORTS, currentEntityFilter, toCurrentEntityListQuery, toCurrentRelationListQuery } from '../query/current.ts';
 import { toEntityListQuery } from '../query/entities.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/params.ts';
+import { FORMAT, INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';
@@ -31,6 +31,7 @@ const ENTITY_QUERY = [
   selectParameter(fieldsOf('CurrentEntity', 'Entity')),
   groupByParameter([cycleGroup, keyword('entityType')]),
   INCLUDE_UNKNOWN,
+  FORMAT,
 ] as const;
 const RELATION_SORT = sortParameter(RELATION_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`');
 const RELATION_QUERY = [
@@ -40,6 +41,7 @@ const RELATION_QUERY = [
   selectParameter(fieldsOf('CurrentRelation')),
   groupByParameter([keyword('predicate'), cycleGroup]),
   INCLUDE_UNKNOWN,
+  FORMAT,
 ] as const;
 
 function parseCurrent(params: Values<typeof ENTITY_QUERY>, deps: RouteDeps): CurrentListParams & { cursor?: string } {
@@ -78,7 +80,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
-      const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params) };
+      const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: fieldsOf('CurrentEntity', 'Entity') };
       await sendList(
         ctx,
         deps,
@@ -114,6 +116,8 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         query: (reader) => toCurrentRelationListQuery(collection, bind, reader.generation.currentCycle),
         select: params.select,
         groups: groupRequest(params),
+        format: params.format,
+        columns: fieldsOf('CurrentRelation'),
       });
     });
   }

@@ -15,6 +15,7 @@ import {
   ENTITY_TYPE,
   ENVIRONMENT,
   INCLUDE_UNKNOWN,
+  FORMAT,
   LIMIT,
   LIST,
   PROFILE,
@@ -46,7 +47,7 @@ const rowOf = (source: Rowed) => source.row;
 export const ENTITY_SORT = sortParameter(ENTITY_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`; `updatedAt:desc` puts rows without `updatedAt` last');
 export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('environment'), cycleGroup];
 /** What every entity list takes beyond its filters: order, fields, groups. */
-const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN] as const;
+const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN, FORMAT] as const;
 
 /** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
 const SEARCH_QUERY = [...LIST, Q, IDS, TYPE, ENTITY_TYPE, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
@@ -91,6 +92,8 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     select: params.select,
     groups: groupRequest(params),
     ids: p.ids && { asked: p.ids, fields: ['id', 'slug'] },
+    format: params.format,
+    columns: fieldsOf('Entity'),
   });
 }
 
@@ -112,21 +115,24 @@ const SUBROUTES = {
     toRecord: undefined,
     summary: 'Facts',
     schema: ref('Fact'),
-    query: [LIMIT, CURSOR, CONFIDENCE, selectParameter(fieldsOf('Fact')), groupByParameter(FACT_GROUPS), INCLUDE_UNKNOWN],
+    columns: fieldsOf('Fact'),
+    query: [LIMIT, CURSOR, CONFIDENCE, selectParameter(fieldsOf('Fact')), groupByParameter(FACT_GROUPS), INCLUDE_UNKNOWN, FORMAT],
   },
   relations: {
     index: 'relations',
     toRecord: undefined,
     summary: 'Relations (as subject or object)',
     schema: ref('Relation'),
-    query: [LIMIT, CURSOR, selectParameter(fieldsOf('Relation')), groupByParameter([keyword('predicate'), keyword('confidence')]), INCLUDE_UNKNOWN],
+    columns: fieldsOf('Relation'),
+    query: [LIMIT, CURSOR, selectParameter(fieldsOf('Relation')), groupByParameter([keyword('predicate'), keyword('confidence')]), INCLUDE_UNKNOWN, FORMAT],
   },
   sources: {
     index: 'entity_sources',
     toRecord: sourceOf,
     summary: 'Sources',
     schema: ref('EntitySource'),
-    query: [LIMIT, CURSOR, selectParameter(fieldsOf('EntitySource')), groupByParameter([keyword('kind')]), INCLUDE_UNKNOWN],
+    columns: fieldsOf('EntitySource'),
+    query: [LIMIT, CURSOR, selectParameter(fieldsOf('EntitySource')), groupByParameter([keyword('kind')]), INCLUDE_UNKNOWN, FORMAT],
   },
 } as const;
 
@@ -169,6 +175,8 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
         toRecord: sub.toRecord,
         select: params.select,
         groups: groupRequest(params),
+        format: params.format,
+        columns: sub.columns,
       });
     });
   }

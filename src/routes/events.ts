@@ -3,6 +3,7 @@ import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import {
   EVENT_KIND,
   IDS,
+  FORMAT,
   INCLUDE_UNKNOWN,
   LIST,
   MODULE,
@@ -52,6 +53,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     selectParameter(fieldsOf('Event')),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
+    FORMAT,
   ] as const;
   route(router, '/v1/events', { summary: 'Chain events, newest first', query, answer: list(ref('Event')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
@@ -71,6 +73,8 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       ids: ids && { asked: ids, fields: ['id'] },
       select: params.select,
       groups: groupRequest(params),
+      format: params.format,
+      columns: fieldsOf('Event'),
     });
   });
 

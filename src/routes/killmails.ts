@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
@@ -61,6 +61,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     selectParameter(fieldsOf('Killmail')),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
+    FORMAT,
   ] as const;
   route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
@@ -80,6 +81,8 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       ids: ids && { asked: ids, fields: ['id'] },
       select: params.select,
       groups: groupRequest(params),
+      format: params.format,
+      columns: fieldsOf('Killmail'),
     });
   });
 

@@ -2,9 +2,10 @@
  * `/v1/openapi.json`: the API described as OpenAPI 3.1, written from the router itself. Each
  * route was registered with its operation (operation.ts): its query parameters are the very
  * declarations the edge validates with, its path parameters the declared `PATH_PARAMETERS`,
- * its answer a schema from records.ts. Paths, methods (GET, and HEAD which the router answers
- * for every GET route) and the errors each route can answer follow from that; nothing here is
- * kept by hand per route.
+ * its answer a schema from records.ts. Paths and the errors each route can answer follow from
+ * that; nothing here is kept by hand per route. Each operation is tagged with its family (TAGS,
+ * by path), which `/docs/` shows as groups. HEAD, which the router answers for every GET route,
+ * is said once in the info text rather than documented as a copy of each operation.
  *
  * Not described: `OPTIONS` (a CORS preflight answered 204 on any path) and the 405 every other
  * method gets (an operation cannot document a method it does not have); the info text says so.
@@ -14,6 +15,7 @@ import type { AnyParameter } from '../query/parameters.ts';
 import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/params.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { type Operation, operationOf, route, templatePath } from './operation.ts';
+import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import { type JsonSchema, SCHEMAS, ref } from './records.ts';
 
 type Json = Record<string, unknown>;
@@ -25,7 +27,9 @@ const INFO_DESCRIPTION = [
   '',
   'Every client has a budget of points per window (a record 1, a list page 2, a search 3, `group_by` 5; downloads are limited by how many run at once): each answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), and past the budget the answer is 429 `rate_limited` with `Retry-After`. When Elasticsearch is at capacity the gateway answers 503 `overloaded` with `Retry-After` at once instead of queueing.',
   '',
-  'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD; OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`. Requests the HTTP parser refuses get the same error shape: 400 (not valid HTTP), 408 (not received in time), 431 (headers over 16 KB).',
+  'List routes also answer the whole filtered list as a file: `format=csv` or `format=ndjson` (at most 100,000 rows by default; `X-Total-Count`, `X-Truncated`).',
+  '',
+  'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD (HEAD: the same status and headers as GET, without a body; not listed again per route); OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`. Requests the HTTP parser refuses get the same error shape: 400 (not valid HTTP), 408 (not received in time), 431 (headers over 16 KB).',
 ].join('\n');
 
 const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; description: string }> = {
@@ -42,6 +46,27 @@ const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; desc
   },
   504: { code: 'timeout', name: 'Timeout', description: 'Elasticsearch did not answer in time.' },
 };
+
+/** The families of the API, in the order `/docs/` shows them; each path belongs to the first that matches. */
+const TYPED = Object.keys(TYPED_COLLECTIONS).join('|');
+export const TAGS: { name: string; description: string; paths: RegExp }[] = [
+  { name: 'entities', description: 'Search, list and look up entities; autocomplete.', paths: /^\/v1\/(search|autocomplete|entities(\/\{idOrSlug\})?)$/ },
+  { name: 'typed collections', description: 'Entities of one type (`/v1/characters`, `/v1/systems`, …) and the static types.', paths: new RegExp(`^/v1/(${TYPED}|types)(/\\{\\w+\\})?$`) },
+  { name: 'current state', description: 'The current state of characters, tribes, assemblies and their relations.', paths: /^\/v1\/current\// },
+  { name: 'provenance', description: 'Facts, relations and sources of an entity; sources and their artefacts.', paths: /^\/v1\/(entities\/\{idOrSlug\}\/|sources|artefacts)/ },
+  { name: 'events', description: 'Public chain events.', paths: /^\/v1\/events/ },
+  { name: 'killmails', description: 'Killmails, by involvement, as resolved and as reported.', paths: /^\/v1\/killmails/ },
+  { name: 'operations', description: 'Operational documents of the ingest: freshness, cursors, coverage, gaps.', paths: /^\/v1\/ops\// },
+  { name: 'exports', description: 'The files of the live export bundle.', paths: /^\/v1\/exports\// },
+  { name: 'meta', description: 'The service: about, health, readiness, metrics, this document.', paths: /^\/(v1(\/(health|ready|metrics|openapi\.json))?|metrics)?$/ },
+];
+
+/** The family of a path (a path no family claims is a mistake of whoever added it). */
+export function tagOf(path: string): string {
+  const tag = TAGS.find((t) => t.paths.test(path));
+  if (!tag) throw new Error(`${path}: no OpenAPI tag matches (routes/openapi.ts TAGS)`);
+  return tag.name;
+}
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
 
@@ -143,6 +168,17 @@ function envelope(data: JsonSchema, paged: boolean, shapes: Shapes = { selectabl
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 
+/** A list asked as a file (`format`, routes/download.ts). */
+const FILE_CONTENT = {
+  'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row, CRLF, UTF-8; nested values as JSON text.' } },
+  'application/x-ndjson': { schema: { type: 'string', description: 'One row per line, as the JSON list answers it.' } },
+};
+const FILE_HEADERS = {
+  'Content-Disposition': { description: 'With `format`: `attachment; filename="…"`, named after the route and its filters.', schema: { type: 'string' } },
+  'X-Total-Count': { description: 'With `format`: the rows the file holds.', schema: { type: 'integer' } },
+  'X-Truncated': { description: 'With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`).', schema: { type: 'string' } },
+};
+
 /** The 200 (and 206) answers of an operation. */
 function successes(operation: Operation): Json {
   const { answer } = operation;
@@ -151,7 +187,9 @@ function successes(operation: Operation): Json {
     case 'list':
       const takes = (name: string) => operation.query.some((p) => p.name === name);
       const shapes = { selectable: takes('select'), grouped: takes('group_by') };
-      return { 200: { description: 'OK', content: json(envelope(answer.data, answer.kind === 'list', shapes)) } };
+      const content = json(envelope(answer.data, answer.kind === 'list', shapes));
+      if (!takes('format')) return { 200: { description: 'OK', content } };
+      return { 200: { description: 'OK; with `format`, the whole list as a file.', headers: FILE_HEADERS, content: { ...content, ...FILE_CONTENT } } };
     case 'bare':
       return { 200: { description: 'OK', content: json(answer.data) } };
     case 'metrics':
@@ -193,16 +231,6 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
     if (response.$ref === undefined) response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
   }
   return out;
-}
-
-/** HEAD answers the GET answer's status and headers, without a body. */
-function headResponses(get: Json): Json {
-  return Object.fromEntries(
-    Object.entries(get).map(([status, response]) => {
-      const named = Object.values(ERRORS).find((e) => (response as Json).$ref === `#/components/responses/${e.name}`);
-      return [status, { description: named?.description ?? String((response as Json).description) }];
-    }),
-  );
 }
 
 function parameterObject(parameter: AnyParameter): Json {
@@ -252,11 +280,8 @@ export function openApiDocument(router: AppRouter): Json {
     const headers = operation.headers ?? (conditional(operation) ? [IF_NONE_MATCH] : []);
     const parameters = [...pathParameters, ...operation.query, ...headers].map(parameterObject);
     const get = responses(operation, pathParameters.length > 0);
-    const common = { summary: operation.summary, ...(operation.description && { description: operation.description }), parameters };
-    paths[path] = {
-      get: { operationId: operationId('get', path), ...common, responses: get },
-      head: { operationId: operationId('head', path), ...common, responses: headResponses(get) },
-    };
+    const description = operation.description && { description: operation.description };
+    paths[path] = { get: { operationId: operationId('get', path), tags: [tagOf(path)], summary: operation.summary, ...description, parameters, responses: get } };
   }
   addLinks(paths);
   const errorSchemas = Object.fromEntries(Object.entries(ERRORS).map(([status, { code }]) => [`Error${status}`, errorSchema(code)]));
@@ -273,6 +298,7 @@ export function openApiDocument(router: AppRouter): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'Registry Query Gateway', version: 'v1', description: INFO_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
     paths,
     components: { schemas: { Meta: META, ListMeta: LIST_META, Group: GROUP, ...SCHEMAS, ...errorSchemas }, responses: errorResponses },
   };

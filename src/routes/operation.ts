@@ -83,7 +83,8 @@ export function route<const Ps extends readonly AnyParameter[]>(router: AppRoute
   const middleware = async (ctx: AppContext) => {
     checkPath(ctx);
     const query = readQuery(ctx.query, operation.query);
-    const responses = keepable ? ctx.state.responses : undefined;
+    // Files (`format=csv|ndjson`) stream: the response cache keeps only whole JSON answers.
+    const responses = keepable && (query as { format?: string }).format === undefined ? ctx.state.responses : undefined;
     // The response cache (src/http/response-cache.ts) keys on the route and the query as validated.
     const live = responses && (await responses.live().catch(() => undefined));
     if (!responses || !live) return void (await handler(ctx, query));

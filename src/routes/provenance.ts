@@ -3,7 +3,7 @@
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { IDS, INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
+import { FORMAT, IDS, INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
 import { selectParameter } from '../query/select.ts';
 import { toSourceListQuery } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
@@ -14,7 +14,7 @@ import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [...LIST, Q, IDS, SOURCE_KIND, selectParameter(fieldsOf('Source')), groupByParameter([keyword('kind'), cycleGroup]), INCLUDE_UNKNOWN] as const;
+  const query = [...LIST, Q, IDS, SOURCE_KIND, selectParameter(fieldsOf('Source')), groupByParameter([keyword('kind'), cycleGroup]), INCLUDE_UNKNOWN, FORMAT] as const;
   const summary = 'Sources of the environment and those without one, by kind then id; across cycles unless `cycles`/`cycle` is given';
   route(router, '/v1/sources', { summary, query, answer: list(ref('Source')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
@@ -28,6 +28,8 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       query: (reader) => toSourceListQuery(bind, reader.generation.currentCycle),
       select: params.select,
       groups: groupRequest(params),
+      format: params.format,
+      columns: fieldsOf('Source'),
       ids: params.id && { asked: params.id, fields: ['id'] },
     });
   });

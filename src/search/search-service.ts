@@ -27,6 +27,13 @@ export interface Reader {
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
   getWithOriginal<T>(index: IndexName, id: string): Promise<{ source: T; original: Record<string, unknown> } | undefined>;
   count(index: IndexName, query?: estypes.QueryDslQueryContainer): Promise<number>;
+  /**
+   * Every row of a query in its (total) order, `pageSize` at a time, under a point in time: one
+   * consistent view however long the walk, the PIT closed when the walk ends or is abandoned
+   * (the caller stops iterating: a client gone mid-download). The first page counts the rows up
+   * to `countUpTo`.
+   */
+  scan(index: IndexName, body: Pick<SearchBody, 'query' | 'sort'>, options: { pageSize: number; countUpTo: number }): AsyncGenerator<RawPage>;
 }
 
 export interface SearchService {
@@ -44,6 +51,9 @@ export interface SearchService {
   /** A document of the loaders' state index (`follower`, ...), or undefined. */
   state<T>(id: string): Promise<T | undefined>;
 }
+
+/** How long a download's point in time outlives its last page request. */
+const PIT_KEEP_ALIVE = '1m';
 
 /** What a list page reads: each hit's row and sort values, and the count of matching rows. */
 const ROWS_FILTER = 'hits.total,hits.hits._source.row,hits.hits.sort';
@@ -168,6 +178,29 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         return { source: response._source, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
+      async *scan(index, body, { pageSize, countUpTo }) {
+        const pit = await searchOn(index, () => client.openPointInTime({ index: name(index), keep_alive: PIT_KEEP_ALIVE }));
+        let id = pit.id;
+        try {
+          let after: unknown[] | undefined;
+          for (let first = true; ; first = false) {
+            const page = await searchOn(index, async () => {
+              const request = { ...body, pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, filter_path: ROWS_FILTER, ...(after && { search_after: after }) };
+              const response = await client.search(request as never, { asStream: true, meta: true });
+              const bytes = await collect(response.body as unknown as AsyncIterable<Buffer>);
+              if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
+              return rawHits(bytes);
+            });
+            yield page;
+            if (page.hits.length < pageSize) return;
+            after = JSON.parse(page.hits.at(-1)!.sort!.toString('utf8')) as unknown[];
+          }
+        } finally {
+          // Freed at once (a client that left need not hold Elasticsearch's view for a minute).
+          await client.closePointInTime({ id }).catch(() => {});
+          id = '';
+        }
+      },
     };
   }
 

@@ -4,6 +4,7 @@
  * events.jsonl, entities.jsonl) or, for the reference, from the router itself — never from
  * the API the pages read. Screenshots of each step go to screenshots/ (git-ignored).
  */
+import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
@@ -200,6 +201,23 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     await expect(page.locator('.pager .page-no').innerText()).resolves.toBe('Page 1');
   });
 
+  it('offers the filtered list as CSV and NDJSON: the link downloads every matching row, not only the page', async () => {
+    const kind = events[0]!.kind as string;
+    const expected = newestFirst(events.filter((r) => r.environment === 'stillness' && r.kind === kind), (r) => r.occurredAt, (r) => r.id).map((r) => r.id);
+    await open(`#/events?cycles=all&kind=${encodeURIComponent(kind)}`);
+    const csv = page.getByTestId('download-csv');
+    await csv.waitFor();
+    const href = (await csv.getAttribute('href'))!;
+    expect(new URL(href, gw.url).searchParams.get('kind')).toBe(kind);
+    expect(await page.getByTestId('download-ndjson').getAttribute('href')).toBe(href.replace('format=csv', 'format=ndjson'));
+    // Fetched as the page would download it (same origin, the link's own URL).
+    const response = await page.request.get(new URL(href, page.url()).toString());
+    expect(response.headers()['content-disposition']).toMatch(/^attachment; filename="events_.*\.csv"$/);
+    const [header, ...records] = parse(await response.text()) as string[][];
+    expect(header![0]).toBe('id');
+    expect(records.map((r) => r[0])).toEqual(expected);
+  });
+
   it('shows the live generation on the status panel', async () => {
     await open('#/status');
     await expect.poll(() => page.locator('[data-testid=generation]').innerText()).toBe(gw.load.generation);
@@ -284,15 +302,21 @@ describe.skipIf(!chromium)('the API reference in Chromium', () => {
     // Swagger UI renders only the operations near the viewport: walk down the page a screen at a
     // time and collect the paths seen.
     const seen = new Set<string>();
+    const methods = new Set<string>();
     const win = () => p.evaluate(() => ({ y: (globalThis as any).scrollY as number, height: (globalThis as any).document.body.scrollHeight as number }));
     for (let rounds = 0; rounds < 400; rounds += 1) {
       for (const path of await p.locator('.opblock .opblock-summary-path').evaluateAll((items) => items.map((item) => item.getAttribute('data-path')))) seen.add(String(path));
+      for (const method of await p.locator('.opblock .opblock-summary-method').allInnerTexts()) methods.add(method);
       const { y, height } = await win();
       if (y + 900 >= height) break;
       await p.mouse.wheel(0, 600);
       await p.waitForTimeout(120);
     }
     expect([...seen].sort()).toEqual(routeTemplates().sort());
+    // Grouped by family, in the document's order; each operation once (HEAD is not listed again).
+    const tags = await p.locator('.opblock-tag-section .opblock-tag').evaluateAll((items) => items.map((item) => item.getAttribute('data-tag')));
+    expect(tags).toEqual(['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'meta']);
+    expect([...methods]).toEqual(['GET']);
     await p.evaluate(() => (globalThis as any).scrollTo(0, 0));
     await screenshot(p, '08-docs', false);
     const health = p.locator('.opblock-get').filter({ has: p.locator('[data-path="/v1/health"]') });

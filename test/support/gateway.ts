@@ -64,7 +64,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     async get(pathAndQuery, init) {
       const response = await fetch(`${running.url}${pathAndQuery}`, init);
       const text = await response.text();
-      const json = (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : undefined;
+      const json = /\bjson\b/.test(response.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined;
       return { status: response.status, headers: response.headers, body: json, text };
     },
     async close() {

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document as `/v1/openapi.json` serves it, without Elasticsearch (the document is
  * written from the router alone): valid OpenAPI 3.1 for a maintained validator, one path per
- * route with GET and HEAD, and the errors each kind of route can answer.
+ * route with its GET (HEAD said once, in the info text), each tagged with its family, the
+ * errors each kind of route can answer, and lists that answer files with `format`.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { pino } from 'pino';
@@ -47,7 +48,7 @@ afterAll(async () => {
   await client.close();
 });
 
-const operations = () => Object.entries(doc.paths as Json).map(([path, item]) => ({ path, get: item.get as Json, head: item.head as Json }));
+const operations = () => Object.entries(doc.paths as Json).map(([path, item]) => ({ path, item: item as Json, get: item.get as Json }));
 
 describe('/v1/openapi.json', () => {
   it('is JSON outside the envelope', () => {
@@ -66,19 +67,45 @@ describe('/v1/openapi.json', () => {
     await expect(SwaggerParser.validate(badRef as any)).rejects.toThrow();
   });
 
-  it('has one path per route of the router, each with GET and HEAD and unique operation ids', () => {
+  it('has one path per route of the router, each with one GET operation (HEAD said once, in the info text) and unique operation ids', () => {
     const routed = createRouter(deps).stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
     expect(Object.keys(doc.paths).sort()).toEqual([...new Set(routed)].sort());
-    const ids = operations().flatMap(({ get, head }) => [get.operationId, head.operationId]);
+    const ids = operations().map(({ get }) => get.operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const { path, get, head } of operations()) {
-      expect(get, path).toBeDefined();
-      expect(head.parameters, path).toEqual(get.parameters);
-      expect(Object.keys(head.responses), path).toEqual(Object.keys(get.responses));
-      // HEAD answers carry no body.
-      for (const response of Object.values(head.responses as Json)) expect(response.content, path).toBeUndefined();
-    }
+    for (const { path, item } of operations()) expect(Object.keys(item), path).toEqual(['get']);
+    expect(doc.info.description).toMatch(/GET and HEAD/);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(advertisedRoutes(createRouter(deps))));
+  });
+
+  it('tags every operation with exactly one family, each family declared once and used', () => {
+    const families = ['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'meta'];
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(families);
+    const used = new Map<string, string[]>();
+    for (const { path, get } of operations()) {
+      expect(get.tags, path).toHaveLength(1);
+      used.set(get.tags[0], [...(used.get(get.tags[0]) ?? []), path]);
+    }
+    expect([...used.keys()].sort()).toEqual([...families].sort());
+    // A few paths whose family is not read off their first segment.
+    const tagOf = (path: string) => doc.paths[path].get.tags[0];
+    expect(tagOf('/v1/entities/{idOrSlug}')).toBe('entities');
+    expect(tagOf('/v1/entities/{idOrSlug}/facts')).toBe('provenance');
+    expect(tagOf('/v1/characters/{idOrSlug}')).toBe('typed collections');
+    expect(tagOf('/v1/current/characters')).toBe('current state');
+    expect(tagOf('/v1/ready')).toBe('meta');
+  });
+
+  it('documents files (format=csv|ndjson) on every list, and on nothing else', () => {
+    for (const { path, get } of operations()) {
+      const content = Object.keys(get.responses[200].content ?? {});
+      const takesFormat = get.parameters.some((p: Json) => p.name === 'format');
+      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined;
+      expect(takesFormat, path).toBe(isList);
+      if (path === '/v1/exports/{file}') continue;
+      expect(content.includes('text/csv'), path).toBe(isList);
+      expect(content.includes('application/x-ndjson'), path).toBe(isList);
+      if (isList) expect(Object.keys(get.responses[200].headers), path).toEqual(expect.arrayContaining(['Content-Disposition', 'X-Total-Count', 'X-Truncated']));
+    }
   });
 
   it('declares every path parameter of a path as required, and nothing else in the path', () => {
@@ -152,11 +179,11 @@ describe('/v1/openapi.json', () => {
 
   it('lists the query parameters each list route validates', () => {
     const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
-    const shape = ['sort', 'select', 'group_by', 'include_unknown'];
+    const shape = ['sort', 'select', 'group_by', 'include_unknown', 'format'];
     expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'since', 'until', 'since_indexed', ...shape]);
     expect(names('/v1/characters')).toContain('profile');
     expect(names('/v1/systems')).not.toContain('profile');
-    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown']);
+    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown', 'format']);
     expect(names('/v1/health')).toEqual([]);
   });
 });

@@ -77,5 +77,10 @@ describe('request cost', () => {
   it('counts downloads by concurrency, not points', () => {
     expect(points('/v1/exports/entities.jsonl')).toBe('download');
     expect(points('/v1/exports/manifest.json', { q: 'x' })).toBe('download');
+    // A list asked as a file, whatever else it asks.
+    for (const path of ['/v1/entities', '/v1/search', '/v1/events', '/v1/killmails', '/v1/current/characters', '/v1/entities/x/facts']) {
+      expect(points(path, { format: 'csv', q: 'x', id: 'a|b' }), path).toBe('download');
+    }
+    expect(points('/v1/events', { format: ' ' })).toBe(COSTS.list);
   });
 });

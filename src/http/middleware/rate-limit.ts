@@ -6,7 +6,7 @@
  *   it asks of Elasticsearch (../request-cost.ts); a client may spend `burst` points per window
  *   of `burst / rate` seconds — on average `rate` per second, at most `burst` at once. Past it:
  *   429 `rate_limited` with `Retry-After`, the seconds until the window renews.
- * - **Downloads** (`EXPORT_CONCURRENCY`, default 4): `/v1/exports/{file}` costs no points (a
+ * - **Downloads** (`EXPORT_CONCURRENCY`, default 4): `/v1/exports/{file}` and lists asked as files (`format=`) cost no points (a
  *   file may take minutes); a client may have that many in flight, the next is a 429.
  *
  * Every answer carries the draft-11 fields (draft-ietf-httpapi-ratelimit-headers):

@@ -7,6 +7,7 @@
 import { type Envelope, getFacets, getGroups, getJson, type Group, type Row } from '../api.ts';
 import { formatHash, navigate } from '../route.ts';
 import { Failure, Loading, useAsync } from './async.tsx';
+import { Downloads } from './downloads.tsx';
 import { Facet } from './facets.tsx';
 import { type Column, RowsTable } from './rows-table.tsx';
 import { CountLine, Pager } from './pager.tsx';
@@ -121,6 +122,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
                 <RowsTable class="rows" testid="rows" columns={columns} rows={state.value.page.data} rowKey={(row) => String(row.id)} rowAttributes={(row) => ({ 'data-id': row.id })} />
               )}
               <Pager view={view} params={params} nextCursor={state.value.page.nextCursor} rows={state.value.page.data.length} />
+              <Downloads path={path} params={{ ...filters, sort: params.sort }} />
             </div>
           </div>
         </>

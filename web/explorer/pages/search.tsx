@@ -5,6 +5,7 @@
  */
 import { type Envelope, getFacets, getJson, type Group, type Row } from '../api.ts';
 import { Failure, Loading, useAsync } from '../components/async.tsx';
+import { Downloads } from '../components/downloads.tsx';
 import { Facet } from '../components/facets.tsx';
 import { CountLine, Pager } from '../components/pager.tsx';
 import { ScopeControls } from '../components/scope.tsx';
@@ -68,6 +69,7 @@ export function SearchPage({ params }: { params: Record<string, string> }) {
             <CountLine count={state.value.page.meta.count} exact={state.value.page.meta.countIsExact} noun="entity" plural="entities" />
             <EntityList rows={state.value.page.data} />
             <Pager view="search" params={params} nextCursor={state.value.page.nextCursor} rows={state.value.page.data.length} />
+            <Downloads path="/v1/search" params={{ ...filters, sort: params.sort }} />
           </div>
         </div>
       ) : null}

@@ -1,0 +1,132 @@
+/**
+ * Filtered lists as files (`format=csv|ndjson` on every list route): every matching row, in the
+ * list's order, at most DOWNLOAD_MAX_ROWS (config), read a thousand at a time under Elasticsearch's point
+ * in time (src/search: `scan`) and streamed with backpressure, so the gateway's memory stays
+ * flat whatever the size. A client that leaves mid-stream ends the walk, which closes the point
+ * in time at once.
+ *
+ * - NDJSON: each row as the JSON list answers it (the stored bytes, verbatim, unless the route
+ *   reshapes rows or `select` picks fields), one per line.
+ * - CSV (RFC 4180): a header row, CRLF line ends, UTF-8; a field with `"`, `,`, CR or LF quoted
+ *   and its quotes doubled; nested values as JSON text; absent ones empty. Columns: `select`'s
+ *   (and `id`), else every field of the route's records.
+ *
+ * `X-Total-Count` is the number of rows the file holds, and `X-Truncated: true` says more
+ * matched than the cap lets through. `Content-Disposition` names the file after
+ * the route and the filters asked for.
+ */
+import { Readable } from 'node:stream';
+import type { Row } from '../indices/description.ts';
+import { toQuery } from '../query/list.ts';
+import { selectFields } from '../query/select.ts';
+import type { RawPage } from '../search/raw-hits.ts';
+import type { AppContext, RouteDeps } from './context.ts';
+import type { ListRequest } from './list-request.ts';
+
+/** Rows read per point-in-time page. */
+const PAGE_ROWS = 1000;
+
+const NEWLINE = Buffer.from('\n');
+
+const TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
+
+/** One CSV field (RFC 4180). */
+export function csvField(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One CSV record and its CRLF. */
+export function csvLine(values: readonly unknown[]): string {
+  return `${values.map(csvField).join(',')}\r\n`;
+}
+
+/** A file name for what was asked: the route, then the filters, in characters every system takes. */
+export function fileName(route: string, bind: Record<string, unknown>, format: string): string {
+  const clean = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '');
+  // Path parameters are left out of the route's part: the filters name the record (`id-…`).
+  const parts = [clean(route.replace(/^\/v1\//, '').replace(/\/:\w+/g, '').replace(/\//g, '-'))];
+  for (const [key, value] of Object.entries(bind)) {
+    if (value === undefined || typeof value === 'object') {
+      if (Array.isArray(value)) parts.push(`${clean(key)}-${clean(value.join('+'))}`);
+      continue;
+    }
+    parts.push(`${clean(key)}-${clean(String(value))}`);
+  }
+  return `${parts.filter(Boolean).join('_').slice(0, 120)}.${format}`;
+}
+
+export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'config' | 'logger'>, request: ListRequest<Source>, format: 'csv' | 'ndjson'): Promise<void> {
+  const cap = deps.config.downloadMaxRows;
+  const reader = await deps.search.reader();
+  ctx.state.generation = reader.generation.generation;
+  const list = request.query(reader);
+  const pages = reader.scan(request.index, { query: toQuery(list), sort: list.sort }, { pageSize: PAGE_ROWS, countUpTo: cap + 1 });
+  // The first page before any header: its count says whether the file is cut.
+  const first = await pages.next();
+  const total = (first.value as RawPage | undefined)?.total?.value ?? 0;
+  ctx.type = TYPES[format];
+  // Not kept by HTTP caches (middleware/caching.ts would answer a 304 after the walk began).
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Disposition', `attachment; filename="${fileName(request.route, request.bind, format)}"`);
+  ctx.set('X-Total-Count', String(Math.min(total, cap)));
+  if (total > cap) ctx.set('X-Truncated', 'true');
+  if (ctx.method === 'HEAD') {
+    // Nothing is sent: end the walk now rather than leave the point in time to expire.
+    await pages.return(undefined);
+    ctx.body = '';
+    return;
+  }
+  const columns = request.select ? ['id', ...request.select.filter((f) => f !== 'id')] : (request.columns ?? ['id']);
+  // NDJSON of stored rows as the list answers them: the stored bytes, never parsed.
+  const verbatim = format === 'ndjson' && request.toRecord === undefined && request.select === undefined;
+
+  /** A stored row as the list would answer it (the walk reads `_source.row`: `toRecord` gets it as `{row}`). */
+  const record = (bytes: Buffer): Row => {
+    const parsed = JSON.parse(bytes.toString('utf8')) as Row;
+    const row = (request.toRecord ? request.toRecord({ row: parsed } as Source) : parsed) as Row;
+    return request.select ? selectFields(row, request.select) : row;
+  };
+  /** A row as a line of the file, for rows that are not sent verbatim. */
+  const line = (bytes: Buffer): string => {
+    const row = record(bytes);
+    return format === 'csv' ? csvLine(columns.map((column) => row[column])) : `${JSON.stringify(row)}\n`;
+  };
+
+  /** The rows of a page the file still takes, as one buffer: a thousand rows in one write, not one each. */
+  let sent = 0;
+  const chunk = (page: RawPage): Buffer => {
+    const hits = page.hits.slice(0, cap - sent);
+    sent += hits.length;
+    return Buffer.concat(hits.flatMap((hit) => (verbatim ? [hit.row, NEWLINE] : [Buffer.from(line(hit.row))])));
+  };
+  // The header and the first page before the answer starts: a failure there is still a clean error answer.
+  let head: Buffer;
+  try {
+    head = Buffer.concat([Buffer.from(format === 'csv' ? csvLine(columns) : ''), first.done ? Buffer.alloc(0) : chunk(first.value)]);
+  } catch (error) {
+    await pages.return(undefined);
+    throw error;
+  }
+
+  async function* body(): AsyncGenerator<Buffer> {
+    try {
+      yield head;
+      while (sent < cap) {
+        const page = await pages.next();
+        if (page.done) return;
+        yield chunk(page.value);
+      }
+    } catch (error) {
+      // The answer has started: the connection is cut (an incomplete chunked body), and the log says why.
+      deps.logger.warn({ err: error, route: request.route }, 'download cut off by a failure');
+      throw error;
+    } finally {
+      // Ends the walk: the point in time is closed (also when the client left mid-stream).
+      await pages.return(undefined);
+    }
+  }
+
+  ctx.body = Readable.from(body(), { objectMode: false });
+}
