@@ -13,7 +13,7 @@ import path from 'node:path';
 import { GenericContainer, getContainerRuntimeClient, ImageName, type StartedTestContainer, Wait } from 'testcontainers';
 import { chownTree, ES_VERSION, findJava, installDistribution, writeNodeConfig } from '../../scripts/elasticsearch.ts';
 
-const LOCAL_BASE = 'localhost/debian:bookworm';
+export const LOCAL_BASE = 'localhost/debian:bookworm';
 const ES_PORT = 9200;
 /** The container user: Elasticsearch refuses to run as root. */
 const UID = 1000;
@@ -34,10 +34,15 @@ export async function containerEngineReachable(): Promise<boolean> {
   }
 }
 
-export async function startElasticsearchContainer(cacheDir: string, heap = '1g'): Promise<StartedElasticsearch> {
+/** Whether the engine has the local base image: then images are built FROM it, none pulled. */
+export async function localBasePresent(): Promise<boolean> {
   const runtime = await getContainerRuntimeClient();
+  return runtime.image.exists(ImageName.fromString(LOCAL_BASE));
+}
+
+export async function startElasticsearchContainer(cacheDir: string, heap = '1g'): Promise<StartedElasticsearch> {
   const ready = Wait.forHttp('/_cluster/health?wait_for_status=yellow&timeout=1s', ES_PORT).forStatusCode(200);
-  if (!(await runtime.image.exists(ImageName.fromString(LOCAL_BASE)))) {
+  if (!(await localBasePresent())) {
     const container = await new GenericContainer(`elasticsearch:${ES_VERSION}`)
       .withEnvironment({ 'discovery.type': 'single-node', 'xpack.security.enabled': 'false', ES_JAVA_OPTS: `-Xms${heap} -Xmx${heap}` })
       .withExposedPorts(ES_PORT)

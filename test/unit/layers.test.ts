@@ -57,8 +57,8 @@ describe('layers', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
 
-  it('product code (src/, loader/) never imports scripts/, bench/, test/ or generator/', () => {
-    const devOnly = (t: string) => /^\.\.\/(scripts|bench|test|generator)\//.test(t);
+  it('product code (src/, loader/) never imports scripts/, bench/, test/, generator/ or examples/', () => {
+    const devOnly = (t: string) => /^\.\.\/(scripts|bench|test|generator|examples)\//.test(t);
     expect(offending('.', devOnly)).toEqual([]);
     expect(offending('../loader', devOnly)).toEqual([]);
     // The check reads files outside src/ too: the benchmark does import the loader and scripts.
