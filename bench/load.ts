@@ -67,20 +67,24 @@ async function capture(client: Client, dir: string, out: string, config: Readonl
   await mkdir(out, { recursive: true });
   const bodies: Captured[] = [];
   const pending: Promise<void>[] = [];
-  client.diagnostic.on('request', (error, meta) => {
+  const record = (error: unknown, meta: { meta: { request: { params: { path: string; body?: unknown } } } } | null) => {
     const params = meta?.meta.request.params;
     if (error || !params || !params.path.endsWith('/_bulk') || params.body == null) return;
     const body = Buffer.isBuffer(params.body) ? params.body : Buffer.from(String(params.body));
     // The loader names the index in the path (`/<index>/_bulk`), not in each action.
-    const target = decodeURIComponent(params.path.split('/')[1] ?? '');
-    const index = parseIndexName(CAPTURE_PREFIX, target)?.index ?? target;
+    const index = parseIndexName(CAPTURE_PREFIX, decodeURIComponent(params.path.split('/')[1] ?? ''))?.index;
+    if (index === undefined) return;
     let docs = 0;
     for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) docs += 1;
     const file = path.join(out, `${String(bodies.length).padStart(6, '0')}.ndjson`);
     bodies.push({ index, file, docs: docs / 2, bytes: body.length });
     pending.push(writeFile(file, body));
-  });
-  const summary = await loadBundle(dir, { client, prefix: CAPTURE_PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts, force: true });
+  };
+  // The client is shared with the benches that follow: their loads are not this capture's.
+  client.diagnostic.on('request', record as never);
+  const summary = await loadBundle(dir, { client, prefix: CAPTURE_PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts, force: true }).finally(() =>
+    client.diagnostic.off('request', record as never),
+  );
   await Promise.all(pending);
   log(`captured ${bodies.length} bulk bodies (${bodies.reduce((n, b) => n + b.docs, 0)} documents)`);
   return { generation: summary.generation, bodies };
