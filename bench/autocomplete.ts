@@ -71,7 +71,8 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
     queries.map((q) => ({ path: `/${index}/_search`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
   const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const });
 
-  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off' });
+  // The response cache off: the prefixes rotate, and each must be answered by Elasticsearch.
+  const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', RESPONSE_CACHE: 'off' });
   try {
     const measured = async (url: string, requests: Target['requests']) => {
       await drive({ url, requests }, 1);

@@ -214,6 +214,36 @@ export function toHistogramBody(query: Query | undefined, histogram: HistogramFi
   };
 }
 
+/** One facet of a several-field `group_by`: its name, the route's query without its own filter, and the aggregations of its single-field body. */
+export interface FacetSpec {
+  name: string;
+  query: Query | undefined;
+  aggs: NonNullable<SearchBody['aggs']>;
+}
+
+/**
+ * Several facets in one request. The route's whole query selects the rows `meta.count` counts;
+ * a facet whose query is that same query (no filter of its own was asked for) aggregates those
+ * rows, and one that leaves its own filter out aggregates, from all rows (`global`), those its
+ * query matches — in filter context, unscored. Each facet's aggregations sit under `facet`.
+ */
+export function toFacetsBody(query: Query | undefined, facets: readonly FacetSpec[]): SearchBody {
+  const all = JSON.stringify(query ?? null);
+  const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
+  for (const facet of facets) {
+    const own = JSON.stringify(facet.query ?? null) !== all;
+    const filtered = { filter: facet.query ?? { match_all: {} }, aggs: facet.aggs };
+    aggs[facet.name] = own ? { global: {}, aggs: { facet: filtered } } : { filter: { match_all: {} }, aggs: { facet: { filter: { match_all: {} }, aggs: facet.aggs } } };
+  }
+  return { ...(query && { query }), size: 0, track_total_hits: true, aggs };
+}
+
+/** A facet's aggregations in a `toFacetsBody` answer, and the rows it counted. */
+export function readFacet(aggregations: unknown, name: string): { aggregations: unknown; count: number } {
+  const facet = (aggregations as Record<string, { facet: { doc_count: number } }>)[name]!.facet;
+  return { aggregations: facet, count: facet.doc_count };
+}
+
 /** The first day of the bucket after the one starting at `day` (`YYYY-MM-DD`, UTC). */
 function nextBucket(day: string, interval: Interval): string {
   const date = new Date(`${day}T00:00:00Z`);

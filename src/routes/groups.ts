@@ -5,7 +5,7 @@
  * aggregation reads every row anyway), `groupsCount` and whether it is exact. Several
  * groupings at once are facets: each counted under the route's other filters but not its own
  * (a chip of another type stays countable once one type is picked), answered by name, their
- * counts in `meta.facets`; the requests run side by side.
+ * counts in `meta.facets`, all from one request (src/query/groups.ts: toFacetsBody).
  */
 import type { IndexName } from '../indices/all.ts';
 import type { Row } from '../indices/description.ts';
@@ -17,8 +17,10 @@ import {
   ownFilterFields,
   readGroups,
   readHistogram,
+  readFacet,
   readSourceKinds,
   regroup,
+  toFacetsBody,
   toGroupsBody,
   toHistogramBody,
   toSourceKindsBody,
@@ -27,8 +29,7 @@ import type { Reader } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { AppContext, RouteDeps } from './context.ts';
 import { type GroupRequest, type ListRequest, countOf, listMeta } from './list-request.ts';
-import { type Query, toQuery } from '../query/list.ts';
-import type { TotalHits } from '../search/raw-hits.ts';
+import { type Query, type SearchBody, toQuery } from '../query/list.ts';
 
 /** Distinct first keys read when groups are mapped through other records (an entity's facts by source). */
 const THROUGH_LIMIT = 10_000;
@@ -77,23 +78,26 @@ async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, s
   return kinds;
 }
 
-/** One grouping's answer: its groups (histogram buckets) and counts, over `query`. */
-async function groupsOf(reader: Reader, index: IndexName, query: Query, by: Grouping, includeUnknown: boolean, limit: number): Promise<{ data: unknown[]; total: TotalHits | number | undefined; found: Groups }> {
+/** The aggregation request of one grouping over `query` (terms or a histogram). */
+function groupingBody(query: Query | undefined, by: Grouping, limit: number): SearchBody {
+  if (by.kind === 'histogram') return toHistogramBody(query, by.field);
+  // Groups mapped through other records are all read first, then mapped, counted and ranked.
+  return toGroupsBody(query, by.field, by.field.through === undefined ? limit : THROUGH_LIMIT);
+}
+
+/** One grouping's groups (histogram buckets) and counts from its aggregations, keys mapped and labelled. */
+async function groupsFrom(reader: Reader, by: Grouping, aggregations: unknown, includeUnknown: boolean, limit: number): Promise<{ data: unknown[]; found: Groups }> {
   if (by.kind === 'histogram') {
-    const response = await reader.search(index, toHistogramBody(query, by.field));
-    const data = readHistogram(response.aggregations, by.field);
-    return { data, total: response.hits.total, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true } };
+    const data = readHistogram(aggregations, by.field);
+    return { data, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true } };
   }
   const field = by.field;
-  // Groups mapped through other records are all read first, then mapped, counted and ranked.
-  const first = field.through === undefined ? { size: limit, unknown: includeUnknown } : { size: THROUGH_LIMIT, unknown: true };
-  const response = await reader.search(index, toGroupsBody(query, field, first.size));
-  let found = readGroups(response.aggregations, field, first.size, first.unknown);
+  let found = field.through === undefined ? readGroups(aggregations, field, limit, includeUnknown) : readGroups(aggregations, field, THROUGH_LIMIT, true);
   if (field.through === 'sourceKind') {
     const kinds = await sourceKinds(reader, found.groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : [])));
     found = regroup(found.groups, (key) => kinds.get(key as string) || null, limit, includeUnknown);
   }
-  return { data: await labelled(reader, field, found.groups), total: response.hits.total, found };
+  return { data: await labelled(reader, field, found.groups), found };
 }
 
 export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
@@ -102,22 +106,28 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   const list = request.query(reader);
   const { by, includeUnknown, limit } = groups;
   if (by.length === 1) {
-    const { data, total, found } = await groupsOf(reader, request.index, toQuery(list), by[0]!, includeUnknown, limit);
-    ctx.body = toEnvelope(data, groupsMeta(deps, total, found));
+    const response = await reader.search(request.index, groupingBody(toQuery(list), by[0]!, limit));
+    const { data, found } = await groupsFrom(reader, by[0]!, response.aggregations, includeUnknown, limit);
+    ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, found));
     return;
   }
-  // Facets: each counted under the other filters, not its own; meta.count under all of them.
-  const [count, ...facets] = await Promise.all([
-    reader.count(request.index, toQuery(list)),
-    ...by.map((grouping) => groupsOf(reader, request.index, toQuery(list, ownFilterFields(grouping)), grouping, includeUnknown, limit)),
-  ]);
+  // Facets, in one request: each counted under the other filters, not its own; meta.count under all of them.
   const names = by.map((grouping) => grouping.field.name);
+  const specs = by.map((grouping, i) => {
+    const query = toQuery(list, ownFilterFields(grouping));
+    return { name: names[i]!, query, aggs: groupingBody(query, grouping, limit).aggs! };
+  });
+  const response = await reader.search(request.index, toFacetsBody(toQuery(list), specs));
+  const facets = await Promise.all(
+    by.map(async (grouping, i) => {
+      const { aggregations, count } = readFacet(response.aggregations, names[i]!);
+      return { count, ...(await groupsFrom(reader, grouping, aggregations, includeUnknown, limit)) };
+    }),
+  );
   ctx.body = toEnvelope(
     Object.fromEntries(facets.map((facet, i) => [names[i], facet.data])),
-    listMeta(deps.meta, countOf(count as number), {
-      facets: Object.fromEntries(
-        facets.map((facet, i) => [names[i], { count: countOf(facet.total).value, groupsCount: facet.found.groupsCount, groupsCountIsExact: facet.found.groupsCountIsExact }]),
-      ),
+    listMeta(deps.meta, countOf(response.hits.total), {
+      facets: Object.fromEntries(facets.map((facet, i) => [names[i], { count: facet.count, groupsCount: facet.found.groupsCount, groupsCountIsExact: facet.found.groupsCountIsExact }])),
     }),
   );
 }
