@@ -128,5 +128,9 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
     }
   }
 
-  ctx.body = Readable.from(body(), { objectMode: false });
+  const stream = Readable.from(body(), { objectMode: false });
+  // Koa leaves a response whose body fails after the headers went out open (it can no longer
+  // answer an error): cut it, so the client sees an incomplete body and the connection is freed.
+  stream.once('error', () => ctx.res.destroy());
+  ctx.body = stream;
 }

@@ -4,7 +4,8 @@
  * summary with a comma, quotes, CRLF and U+2028 and the non-ASCII names; NDJSON rows equal to the
  * paged JSON rows in the same order; `select` columns; the row cap and its headers; a download
  * the client cuts off frees its point in time (the index's open search contexts return to where
- * they were); downloads limited by how many one client has in flight.
+ * they were); downloads limited by how many one client has in flight; Elasticsearch lost
+ * mid-download cuts that download, says why in the log, and leaves the gateway answering.
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -12,6 +13,8 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { createClient } from '../../src/search/client.ts';
 import { startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { captureLog } from '../support/log-capture.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { expectError, lastWins, walk } from '../support/expect.ts';
 
 let gw: TestGateway;
@@ -157,6 +160,38 @@ describe('filtered lists as files', () => {
     } finally {
       for (const abort of aborts) abort.abort();
       await limited.close();
+    }
+  });
+
+  it('cuts a download whose Elasticsearch goes away mid-file, logs why, and answers again once it is back', async () => {
+    const proxy = await startTcpProxy(inject('esUrl'));
+    const log = captureLog();
+    const cut = await startServer({ ...gw.config, logLevel: 'info' }, proxy.url, { logDestination: log.destination });
+    try {
+      const response = await fetch(`${cut.url}/v1/events?cycles=all&format=ndjson`);
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let received = (await reader.read()).value!.length;
+      await proxy.down();
+      // The rest of the file never comes: the body ends in an error, not as a complete file.
+      const rest = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return 'complete';
+          received += value.length;
+        }
+      })();
+      await expect(rest).rejects.toThrow();
+      const lines = events.filter((r) => r.environment === gw.config.defaultEnvironment).length;
+      expect(received).toBeLessThan(lines * 100);
+      await expect.poll(() => log.find('download cut off by a failure').length).toBe(1);
+      expect(log.find('download cut off by a failure')[0]!.level).toBe(40);
+      await proxy.up();
+      const again = await fetch(`${cut.url}/v1/events?cycles=all&limit=1`);
+      expect(again.status).toBe(200);
+    } finally {
+      await cut.close();
+      await proxy.close();
     }
   });
 
