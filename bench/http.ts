@@ -29,7 +29,7 @@ import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
-import { type LoadFigures, type Log, ceiling, drive, mean, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, ceiling, drive, mean, meanFigures, round, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-http';
 const LIMIT = 50;
@@ -138,22 +138,14 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
         log(`${c.route}: gateway ${g.requestsPerSecond} req/s (p50 ${g.p50Ms} ms), direct ${d.requestsPerSecond} req/s, health ${h.requestsPerSecond}`);
       }
     }
-    const average = (figures: LoadFigures[]): LoadFigures => ({
-      requestsPerSecond: Math.round(mean(figures.map((f) => f.requestsPerSecond))),
-      p50Ms: round(mean(figures.map((f) => f.p50Ms)), 1),
-      p99Ms: round(mean(figures.map((f) => f.p99Ms)), 1),
-      requests: figures.reduce((n, f) => n + f.requests, 0),
-      non2xx: figures.reduce((n, f) => n + f.non2xx, 0),
-      errors: figures.reduce((n, f) => n + f.errors, 0),
-    });
     const routes = [...runs].map(([route, run]): RouteFigures => {
-      const g = average(run.gateway);
-      const d = average(run.direct);
+      const g = meanFigures(run.gateway);
+      const d = meanFigures(run.direct);
       const h = mean(run.health);
       const limit = ceiling(d.requestsPerSecond, h);
       return { route, gateway: g, direct: d, health: Math.round(h), ceiling: Math.round(limit), ofCeiling: round(g.requestsPerSecond / limit) };
     });
-    uncached = { health: average(healths), routes };
+    uncached = { health: meanFigures(healths), routes };
   } finally {
     await gateway.stop();
   }

@@ -23,7 +23,7 @@ import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
-import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, round, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, round, spawnGateway } from './support.ts';
 
 /** Entities of the scale bundles; events per entity makes up the size. */
 const SCALE = 20;
@@ -152,19 +152,6 @@ function directBody(count: boolean | number, currentCycle: number): string {
   return JSON.stringify(toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, currentCycle, { count }));
 }
 
-/** The mean of each figure over the rounds. */
-function meanOf(runs: LoadFigures[]): LoadFigures {
-  const avg = (pick: (f: LoadFigures) => number) => round(mean(runs.map(pick)), 1);
-  return {
-    requestsPerSecond: Math.round(mean(runs.map((f) => f.requestsPerSecond))),
-    p50Ms: avg((f) => f.p50Ms),
-    p99Ms: avg((f) => f.p99Ms),
-    requests: runs.reduce((n, f) => n + f.requests, 0),
-    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
-    errors: runs.reduce((n, f) => n + f.errors, 0),
-  };
-}
-
 /**
  * Every size is loaded first; then, once no merge runs, the sizes are measured in interleaved
  * rounds (each size's first page, deep page and kind filter per round), so a disturbance of the
@@ -222,7 +209,7 @@ export async function benchScale(options: {
       }
     }
     const sizes = loaded.map((size, i): SizeFigures => {
-      const [firstPage, deepPage, kindFilter] = [meanOf(runs[i]!.first), meanOf(runs[i]!.deep), meanOf(runs[i]!.kind)];
+      const [firstPage, deepPage, kindFilter] = [meanFigures(runs[i]!.first), meanFigures(runs[i]!.deep), meanFigures(runs[i]!.kind)];
       return {
         events: size.events,
         load: size.load,
@@ -231,9 +218,9 @@ export async function benchScale(options: {
         deepPage,
         kindFilter,
         deepOverFirst: { p50: round(deepPage.p50Ms / Math.max(firstPage.p50Ms, 1)), p99: round(deepPage.p99Ms / Math.max(firstPage.p99Ms, 1)) },
-        groupByKind: meanOf(runs[i]!.byKind),
-        groupByDay: meanOf(runs[i]!.byDay),
-        count: { none: meanOf(runs[i]!.none), upTo100k: meanOf(runs[i]!.upTo100k), exact: meanOf(runs[i]!.exact) },
+        groupByKind: meanFigures(runs[i]!.byKind),
+        groupByDay: meanFigures(runs[i]!.byDay),
+        count: { none: meanFigures(runs[i]!.none), upTo100k: meanFigures(runs[i]!.upTo100k), exact: meanFigures(runs[i]!.exact) },
       };
     });
     const growth = (pick: (size: SizeFigures) => LoadFigures) => round(pick(sizes.at(-1)!).p99Ms / Math.max(pick(sizes[0]!).p99Ms, 1));

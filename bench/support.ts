@@ -76,6 +76,8 @@ export interface LoadFigures {
   p99Ms: number;
   requests: number;
   non2xx: number;
+  /** Answers other than 2xx by status ("429": 12), so a run's errors say what they were. */
+  statuses: Record<string, number>;
   errors: number;
 }
 
@@ -100,7 +102,26 @@ export async function drive(target: Target, seconds: number, connections = 10): 
     p99Ms: result.latency.p99,
     requests: result.requests.total,
     non2xx: result.non2xx,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).filter(([status]) => !status.startsWith('2')).map(([status, stats]) => [status, stats?.count ?? 0]),
+    ),
     errors: result.errors + result.timeouts,
+  };
+}
+
+/** The mean of each figure over several runs of one target (counts summed). */
+export function meanFigures(runs: LoadFigures[]): LoadFigures {
+  const avg = (pick: (f: LoadFigures) => number) => round(mean(runs.map(pick)), 1);
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [status, n] of Object.entries(run.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    requestsPerSecond: Math.round(mean(runs.map((f) => f.requestsPerSecond))),
+    p50Ms: avg((f) => f.p50Ms),
+    p99Ms: avg((f) => f.p99Ms),
+    requests: runs.reduce((n, f) => n + f.requests, 0),
+    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
+    statuses,
+    errors: runs.reduce((n, f) => n + f.errors, 0),
   };
 }
 
