@@ -154,11 +154,11 @@ function scaleTable(scale: ScaleBenchResult): string[] {
 
 function soakTable(soak: SoakResult): string[] {
   return [
-    `**Soak** — ${soak.minutes} min of mixed load over ${soak.paths} paths, request log on: ${soak.requests.toLocaleString('en')} requests, **${soak.errors} errors**; gateway RSS ${soak.start.rssMb} MB and ${soak.start.openFds} fds at the start; RSS slope over the second half ${soak.rssSlopeSecondHalfMbPerMinute} MB/min`,
+    `**Soak** — ${soak.minutes} min of mixed load over ${soak.paths} paths, request log on: ${soak.requests.toLocaleString('en')} requests, **${soak.errors} errors** (5xx, other non-2xx, connection errors, timeouts), ${soak.downloadsRefused.toLocaleString('en')} downloads refused by the per-client download limit (429, by design); gateway RSS ${soak.start.rssMb} MB and ${soak.start.openFds} fds at the start; RSS slope over the second half ${soak.rssSlopeSecondHalfMbPerMinute} MB/min`,
     '',
-    row(['minute', 'req/s', 'p99 ms', 'errors', 'RSS MB', 'open fds']),
-    row(['---:', '---:', '---:', '---:', '---:', '---:']),
-    ...soak.slices.map((s) => row([s.minute, s.requestsPerSecond, s.p99Ms, s.errors, s.rssMb, s.openFds])),
+    row(['minute', 'req/s', 'p99 ms', 'errors', 'downloads refused', 'RSS MB', 'open fds']),
+    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...soak.slices.map((s) => row([s.minute, s.requestsPerSecond, s.p99Ms, s.errors, s.downloadsRefused, s.rssMb, s.openFds])),
     '',
   ];
 }
