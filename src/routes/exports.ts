@@ -26,7 +26,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { INDICES, OPS_DOCUMENTS } from '../indices/all.ts';
 import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
@@ -186,9 +186,10 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
       // Koa sends no body for HEAD; opening the file would only leak a descriptor.
       ctx.body = '';
     } else if (found.decode) {
-      const gunzip = createGunzip();
-      stream.once('error', (error) => gunzip.destroy(error));
-      ctx.body = stream.pipe(gunzip);
+      // pipeline, not pipe: Koa destroys the body it was given (the gunzip) when the client
+      // leaves, and only pipeline passes that back to the file, whose descriptor `pipe` left open
+      // for good (a source paused by backpressure never reaches its end). Errors reach the body.
+      ctx.body = pipeline(stream, createGunzip(), () => {});
     } else {
       ctx.body = stream;
     }

@@ -5,10 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, readlink } from 'node:fs/promises';
+import { request } from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Manifest, readManifest } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type Raw, rawRequest } from '../support/raw-http.ts';
@@ -22,6 +23,26 @@ function raw(route: string, headers: Record<string, string> = {}, method = 'GET'
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const gzOnly = () => manifest.files.filter((f) => !existsSync(path.join(gw.bundleDir, f.path)));
+
+/** This process's open descriptors on files of the gateway's data folder (the gateway runs in it). */
+async function openDataFiles(): Promise<string[]> {
+  const links = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return links.filter((link) => link.startsWith(gw.config.dataDir));
+}
+
+/** GETs a path, and leaves (destroys the connection) as soon as the first bytes of the body arrive. */
+function leaveAfterFirstBytes(route: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${gw.url}${route}`, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve(res.statusCode!);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'exports', scale: 1, seed: 11 });
@@ -79,6 +100,18 @@ describe('/v1/exports', () => {
     const twin = await raw(`/v1/exports/${file.path}.gz`, { Range: 'bytes=10-99' });
     expect(twin.status).toBe(206);
     expect(twin.body.equals(stored.subarray(10, 100))).toBe(true);
+  });
+
+  it('closes the stored file when a client leaves in the middle of a file it is sent decompressed', async () => {
+    // The largest of them: its decompressed bytes outrun the socket's buffers, so the file is
+    // still being read when the client leaves (the body was piped, and the file kept open).
+    const file = gzOnly().sort((a, b) => b.sizeBytes - a.sizeBytes)[0]!;
+    expect(file.sizeBytes).toBeGreaterThan(1024 * 1024);
+    expect(await openDataFiles()).toEqual([]);
+    for (let i = 0; i < 5; i += 1) expect(await leaveAfterFirstBytes(`/v1/exports/${file.path}`)).toBe(200);
+    await vi.waitFor(async () => expect(await openDataFiles()).toEqual([]), { timeout: 5_000, interval: 100 });
+    // And the route still serves it whole.
+    expect(sha256((await raw(`/v1/exports/${file.path}`)).body)).toBe(file.sha256);
   });
 
   it('answers 304 to a matching If-None-Match or an unchanged If-Modified-Since', async () => {
