@@ -141,6 +141,8 @@ export function createTransport(config: Partial<StoreSettings> = {}, options: Tr
       else {
         const file = createReadStream(body.file);
         file.once('error', (error) => req.destroy(error));
+        // A request that fails midway unpipes the file, which `pipe` would leave open.
+        req.once('close', () => file.destroy());
         file.pipe(req);
       }
     });
