@@ -142,6 +142,14 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return response._source;
   }
 
+  /** A search answered as rows and sort values: streamed, since the client would otherwise decode and parse the whole page. */
+  async function searchRaw(request: estypes.SearchRequest): Promise<RawPage> {
+    const response = await client.search({ ...request, filter_path: ROWS_FILTER }, { asStream: true, meta: true });
+    const bytes = await collect(response.body as unknown as AsyncIterable<Buffer>);
+    if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
+    return rawHits(bytes);
+  }
+
   function readerOf(generation: GenerationDoc, live: boolean): Reader {
     const name = (index: IndexName) => concreteIndex(prefix, generation, index);
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
@@ -156,14 +164,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return {
       generation,
       search: (index, body) => searchOn(index, () => client.search({ ...body, index: name(index) })),
-      searchRows: (index, body) =>
-        searchOn(index, async () => {
-          // Streamed: the client would otherwise decode and parse the whole page.
-          const response = await client.search({ ...body, index: name(index), filter_path: ROWS_FILTER }, { asStream: true, meta: true });
-          const bytes = await collect(response.body as unknown as AsyncIterable<Buffer>);
-          if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
-          return rawHits(bytes);
-        }),
+      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, index: name(index) })),
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
@@ -179,18 +180,12 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
       async *scan(index, body, { pageSize, countUpTo }) {
-        const pit = await searchOn(index, () => client.openPointInTime({ index: name(index), keep_alive: PIT_KEEP_ALIVE }));
-        let id = pit.id;
+        const { id } = await searchOn(index, () => client.openPointInTime({ index: name(index), keep_alive: PIT_KEEP_ALIVE }));
         try {
           let after: unknown[] | undefined;
           for (let first = true; ; first = false) {
-            const page = await searchOn(index, async () => {
-              const request = { ...body, pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, filter_path: ROWS_FILTER, ...(after && { search_after: after }) };
-              const response = await client.search(request as never, { asStream: true, meta: true });
-              const bytes = await collect(response.body as unknown as AsyncIterable<Buffer>);
-              if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
-              return rawHits(bytes);
-            });
+            const request = { ...body, pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, ...(after && { search_after: after }) };
+            const page = await searchOn(index, () => searchRaw(request));
             yield page;
             if (page.hits.length < pageSize) return;
             after = JSON.parse(page.hits.at(-1)!.sort!.toString('utf8')) as unknown[];
@@ -198,7 +193,6 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         } finally {
           // Freed at once (a client that left need not hold Elasticsearch's view for a minute).
           await client.closePointInTime({ id }).catch(() => {});
-          id = '';
         }
       },
     };
