@@ -229,11 +229,13 @@ export interface FacetSpec {
  */
 export function toFacetsBody(query: Query | undefined, facets: readonly FacetSpec[]): SearchBody {
   const all = JSON.stringify(query ?? null);
+  const everything = { match_all: {} };
   const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
   for (const facet of facets) {
     const own = JSON.stringify(facet.query ?? null) !== all;
-    const filtered = { filter: facet.query ?? { match_all: {} }, aggs: facet.aggs };
-    aggs[facet.name] = own ? { global: {}, aggs: { facet: filtered } } : { filter: { match_all: {} }, aggs: { facet: { filter: { match_all: {} }, aggs: facet.aggs } } };
+    // The same two levels either way, so that readFacet finds every facet under `facet`.
+    const scope = own ? { global: {} } : { filter: everything };
+    aggs[facet.name] = { ...scope, aggs: { facet: { filter: own ? (facet.query ?? everything) : everything, aggs: facet.aggs } } };
   }
   return { ...(query && { query }), size: 0, track_total_hits: true, aggs };
 }
