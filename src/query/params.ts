@@ -7,6 +7,7 @@
  * exactly `true` or `false`; `q` is at most 200 characters. Unknown `environment`, `type`
  * and filter values are data, not errors: they match nothing.
  */
+import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
 import { type TimeBound, toTimeBound } from './time-range.ts';
@@ -175,7 +176,7 @@ export const UPDATED_SINCE = queryParameter('updated_since', {
 export const FORMAT = queryParameter('format', {
   description:
     `The whole filtered list as a file instead of a page: \`csv\` (RFC 4180, a header row, CRLF; columns those of \`select\`, else every field of the route's records; nested values as JSON text) or \`ndjson\` (one row per line, as the JSON list's rows). ` +
-    `Every matching row in the list's order, at most 100,000 (\`DOWNLOAD_MAX_ROWS\`; \`X-Total-Count\`: the rows the file holds; \`X-Truncated: true\` when more matched); \`cursor\` and \`limit\` do not apply. Limited like \`/v1/exports\`: by downloads in flight per client. Not with \`group_by\`.`,
+    `Every matching row in the list's order, at most ${DEFAULT_DOWNLOAD_MAX_ROWS.toLocaleString('en')} (\`DOWNLOAD_MAX_ROWS\`; \`X-Total-Count\`: the rows the file holds; \`X-Truncated: true\` when more matched); \`cursor\` and \`limit\` do not apply. Limited like \`/v1/exports\`: by downloads in flight per client. Not with \`group_by\`.`,
   schema: { type: 'string', enum: ['csv', 'ndjson'] },
   expects: 'csv or ndjson',
   excludes: 'group_by',

@@ -10,6 +10,7 @@
  * Not described: `OPTIONS` (a CORS preflight answered 204 on any path) and the 405 every other
  * method gets (an operation cannot document a method it does not have); the info text says so.
  */
+import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { AnyParameter } from '../query/parameters.ts';
 import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/params.ts';
@@ -27,7 +28,7 @@ const INFO_DESCRIPTION = [
   '',
   'Every client has a budget of points per window (a record 1, a list page 2, a search 3, `group_by` 5; downloads are limited by how many run at once): each answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), and past the budget the answer is 429 `rate_limited` with `Retry-After`. When Elasticsearch is at capacity the gateway answers 503 `overloaded` with `Retry-After` at once instead of queueing.',
   '',
-  'List routes also answer the whole filtered list as a file: `format=csv` or `format=ndjson` (at most 100,000 rows by default; `X-Total-Count`, `X-Truncated`).',
+  `List routes also answer the whole filtered list as a file: \`format=csv\` or \`format=ndjson\` (at most ${DEFAULT_DOWNLOAD_MAX_ROWS.toLocaleString('en')} rows by default; \`X-Total-Count\`, \`X-Truncated\`).`,
   '',
   'Query parameters are strict: an unknown or repeated parameter is a 400 naming it. Values are trimmed and an empty value counts as absent. Every route answers GET and HEAD (HEAD: the same status and headers as GET, without a body; not listed again per route); OPTIONS on any path is a CORS preflight (204); any other method is 405 `method_not_allowed` with `Allow`. Requests the HTTP parser refuses get the same error shape: 400 (not valid HTTP), 408 (not received in time), 431 (headers over 16 KB).',
 ].join('\n');
