@@ -14,7 +14,6 @@
  * 4. Several facets in one call: `group_by=entityType,environment,cycle` on `/v1/search` against
  *    the three single-field requests (sequentially, and at once), over rotating `q` words.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
@@ -26,7 +25,7 @@ import { concreteIndex } from '../src/indices/generation.ts';
 import { toQuery } from '../src/query/list.ts';
 import { toEventListQuery } from '../src/query/timeline.ts';
 import { runLoader } from './load.ts';
-import { type Log, mean, round, spawnGateway } from './support.ts';
+import { type Log, mean, round, rssMb, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-client';
 const PAGE_ROWS = 1000;
@@ -49,11 +48,6 @@ export interface ClientBenchResult {
   };
   batch: { ids: number; sets: number; batchMs: number; singlesSequentialMs: number; singlesTenAtOnceMs: number; sequentialOverBatch: number; tenAtOnceOverBatch: number };
   facets: { queries: number; oneRequestMs: number; threeSequentialMs: number; threeAtOnceMs: number; sequentialOverOne: number; atOnceOverOne: number };
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 /** Reads a response to its end, counting its lines, without keeping it. */

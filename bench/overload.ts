@@ -32,7 +32,7 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT } from '../src/config.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
-import { type Gateway, type LoadFigures, type Log, drive, mean, round, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, drive, mean, round, rssMb, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-overload';
 const POLITE_RATE = 20;
@@ -104,11 +104,6 @@ function typo(name: string): string | undefined {
   return name.replace(word, word.slice(0, 3) + (word[3] === 'x' ? 'y' : 'x') + word.slice(4));
 }
 
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
 /** CPU seconds (user + system) a process has used, from /proc. */
 async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
@@ -122,16 +117,16 @@ async function cpuSeconds(pid: number): Promise<number> {
  * they use is what it cannot.
  */
 async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: { start: number; max: number; end: number }; cores: { gateway: number; clients: number } }> {
-  const start = await rssMb(pid);
+  const start = Math.round(await rssMb(pid));
   let max = start;
-  const sampler = setInterval(() => void rssMb(pid).then((mb) => (max = Math.max(max, mb)), () => {}), 1000);
+  const sampler = setInterval(() => void rssMb(pid).then((mb) => (max = Math.max(max, Math.round(mb))), () => {}), 1000);
   const gatewayCpu = await cpuSeconds(pid);
   const clientsCpu = process.cpuUsage();
   const started = performance.now();
   try {
     const result = await work();
     const seconds = (performance.now() - started) / 1000;
-    const end = await rssMb(pid);
+    const end = Math.round(await rssMb(pid));
     const clients = process.cpuUsage(clientsCpu);
     return {
       result,

@@ -8,14 +8,14 @@
  * provenance subroutes, ops documents, metrics and export downloads (plain, gzip and ranged), all
  * built from the bundle's own rows.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
-import { type Log, drive, round, spawnGateway } from './support.ts';
+import { type Log, drive, round, rssMb, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-soak';
 
@@ -47,9 +47,7 @@ export interface SoakResult {
 }
 
 async function processState(pid: number): Promise<{ rssMb: number; openFds: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return { rssMb: Math.round(rssKb / 1024), openFds: (await readdir(`/proc/${pid}/fd`)).length };
+  return { rssMb: Math.round(await rssMb(pid)), openFds: (await readdir(`/proc/${pid}/fd`)).length };
 }
 
 async function mix(dir: string): Promise<string[]> {

@@ -4,6 +4,7 @@
  * we report, and the ceiling a gateway can reach on shared cores.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -68,6 +69,12 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A process's resident set, MB (from /proc). */
+export async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 export interface LoadFigures {
