@@ -78,11 +78,18 @@ async function sourceKinds(reader: Reader, ids: string[]): Promise<Map<string, s
   return kinds;
 }
 
+/**
+ * The groups a field's aggregation reads: the groups asked for, or, for groups mapped through
+ * other records, all of them (unknown included), which are then mapped, counted and ranked.
+ */
+function firstRead(field: GroupField, limit: number, includeUnknown: boolean): { size: number; unknown: boolean } {
+  return field.through === undefined ? { size: limit, unknown: includeUnknown } : { size: THROUGH_LIMIT, unknown: true };
+}
+
 /** The aggregation request of one grouping over `query` (terms or a histogram). */
-function groupingBody(query: Query | undefined, by: Grouping, limit: number): SearchBody {
+function groupingBody(query: Query | undefined, by: Grouping, limit: number, includeUnknown: boolean): SearchBody {
   if (by.kind === 'histogram') return toHistogramBody(query, by.field);
-  // Groups mapped through other records are all read first, then mapped, counted and ranked.
-  return toGroupsBody(query, by.field, by.field.through === undefined ? limit : THROUGH_LIMIT);
+  return toGroupsBody(query, by.field, firstRead(by.field, limit, includeUnknown).size);
 }
 
 /** One grouping's groups (histogram buckets) and counts from its aggregations, keys mapped and labelled. */
@@ -92,7 +99,8 @@ async function groupsFrom(reader: Reader, by: Grouping, aggregations: unknown, i
     return { data, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true } };
   }
   const field = by.field;
-  let found = field.through === undefined ? readGroups(aggregations, field, limit, includeUnknown) : readGroups(aggregations, field, THROUGH_LIMIT, true);
+  const first = firstRead(field, limit, includeUnknown);
+  let found = readGroups(aggregations, field, first.size, first.unknown);
   if (field.through === 'sourceKind') {
     const kinds = await sourceKinds(reader, found.groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : [])));
     found = regroup(found.groups, (key) => kinds.get(key as string) || null, limit, includeUnknown);
@@ -106,7 +114,7 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   const list = request.query(reader);
   const { by, includeUnknown, limit } = groups;
   if (by.length === 1) {
-    const response = await reader.search(request.index, groupingBody(toQuery(list), by[0]!, limit));
+    const response = await reader.search(request.index, groupingBody(toQuery(list), by[0]!, limit, includeUnknown));
     const { data, found } = await groupsFrom(reader, by[0]!, response.aggregations, includeUnknown, limit);
     ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, found));
     return;
@@ -115,7 +123,7 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   const names = by.map((grouping) => grouping.field.name);
   const specs = by.map((grouping, i) => {
     const query = toQuery(list, ownFilterFields(grouping));
-    return { name: names[i]!, query, aggs: groupingBody(query, grouping, limit).aggs! };
+    return { name: names[i]!, query, aggs: groupingBody(query, grouping, limit, includeUnknown).aggs! };
   });
   const response = await reader.search(request.index, toFacetsBody(toQuery(list), specs));
   const facets = await Promise.all(
