@@ -201,7 +201,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   log(`overload: capacity ${capacity} req/s (95 % of it from ${knee} connections); unloaded p50 ${unloaded.p50Ms} ms, p99 ${unloaded.p99Ms} ms`);
 
   // The polite client waits out a Retry-After (it should never get one); the others keep sending.
-  const polite = { name: 'polite', address: '127.0.0.2', rate: POLITE_RATE, paths: [POLITE_PATH], honorRetryAfter: true, steady: true };
+  const polite = { name: 'polite', address: '127.0.0.2', rate: POLITE_RATE, paths: [POLITE_PATH], honorRetryAfter: true, steady: true, ownThread: true };
   const greedyPlan = { name: 'greedy', address: '127.0.0.3', rate: 4 * capacity, paths: mix, maxOutstanding: 512 };
   const freshPlan = { name: 'greedy-fresh', address: '127.0.0.4', rate: 4 * capacity, paths: mix, maxOutstanding: 64, freshConnections: true };
   const crowdSize = Math.ceil((4 * capacity) / CROWD_CLIENT_RATE);
