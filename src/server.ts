@@ -11,6 +11,7 @@ import { type Config, loadConfig } from './config.ts';
 import { createApp, createRouter } from './http/app.ts';
 import { identityRules } from './http/client-identity.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
+import { createPoints, policyField } from './http/middleware/rate-limit.ts';
 import { routeCost } from './routes/operation.ts';
 import { createLogger } from './http/logger.ts';
 import { createResponseCache } from './http/response-cache.ts';
@@ -75,12 +76,22 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   metrics.observeCache(responseCache);
   const deps = { config, search, meta, metrics, logger };
   const router = createRouter(deps);
-  const earlyRefusal = config.rateLimit && createEarlyRefusal({ rules: identityRules(config.trustedProxies, config.apiKeys), meta, costOf: (path) => routeCost(router, path) });
+  // One points budget for the rate-limit middleware and the refusals before Koa: each request spends once.
+  const policy = policyField(config.rateLimit, config.exportConcurrency);
+  const points = config.rateLimit && createPoints(config.rateLimit, policy!);
+  const earlyRefusal =
+    (config.rateLimit || admission) && createEarlyRefusal({ rules: identityRules(config.trustedProxies, config.apiKeys), meta, costOf: (path) => routeCost(router, path), admission, points, policy });
   metrics.observeEarlyRefusals(earlyRefusal);
-  const app = createApp(deps, { admission, responseCache, earlyRefusal }, router);
+  const app = createApp(deps, { admission, responseCache, earlyRefusal, points }, router);
   const handle = app.callback();
   const server = createServer((request, response) => {
-    if (!earlyRefusal?.handle(request, response)) void handle(request, response);
+    const early = earlyRefusal ? earlyRefusal.handle(request, response) : false;
+    if (early === false) void handle(request, response);
+    else if (early !== true) {
+      // A refusal that could not be answered (its budget unreadable) is left to the full stack.
+      const full = () => void handle(request, response);
+      early.then((answered) => answered || full(), full);
+    }
   });
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();

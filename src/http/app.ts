@@ -29,7 +29,7 @@ import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { observeRequests } from './middleware/observe.ts';
-import { rateLimit } from './middleware/rate-limit.ts';
+import { type Points, rateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -54,6 +54,8 @@ export interface AppLimits {
   responseCache?: ResponseCache;
   /** Refused clients answered before Koa (src/http/early-refusal.ts): the rate limit tells it whom. */
   earlyRefusal?: EarlyRefusal;
+  /** The points budget, shared with the refusals before Koa (default: the rate limit's own). */
+  points?: Points;
 }
 
 export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRouter = createRouter(deps)): Koa<AppState> {
@@ -78,6 +80,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRo
       costOf: (path) => routeCost(router, path),
       onRefused: limits.earlyRefusal?.block,
       admission: limits.admission,
+      points: limits.points,
     }),
   );
   app.use(caching());

@@ -138,7 +138,7 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
   let earlyCount: (() => number) | undefined;
   new Counter({
     name: `${prefix}_http_early_refusals_total`,
-    help: 'Requests of clients over their budget answered 429 before the middleware chain (not in the request log nor the duration histogram).',
+    help: 'Refusals answered before the middleware chain: 429 to clients over their budget, 503 while admission control is saturated (not in the request log nor the duration histogram).',
     registers: [registry],
     collect() {
       if (!earlyCount) return;

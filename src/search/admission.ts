@@ -76,6 +76,11 @@ export interface Admission {
    * `true` is counted in `stats().refused`, as the refusal it leads to.
    */
   full(client: string): boolean;
+  /**
+   * No free slot and a full queue: whoever asks now is refused. Not counted (`full` counts the
+   * refusal). The gateway then refuses before Koa (src/http/early-refusal.ts).
+   */
+  saturated(): boolean;
   stats(): AdmissionStats;
 }
 
@@ -180,6 +185,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       refused += 1;
       return true;
     },
+    saturated: () => inFlight >= maxInFlight && waiting.length >= queue,
     stats: () => ({ inFlight, queued: waiting.length, refused }),
   };
 }

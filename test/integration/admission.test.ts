@@ -11,6 +11,8 @@ import { readAllRows } from '../../generator/read-bundle.ts';
 import { expectError } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { getFrom } from '../support/loopback-client.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 let gw: TestGateway;
@@ -63,7 +65,13 @@ describe('admission control', () => {
     expectError(refused, 503, 'overloaded');
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.ms).toBeLessThan(300);
-    expectError(await timed('/v1/events?limit=5', '127.0.0.4'), 503, 'overloaded');
+    // A list while saturated is refused before Koa, as the full stack refuses (`share` above).
+    const list = await timed('/v1/events?limit=5', '127.0.0.4');
+    expectError(list, 503, 'overloaded');
+    expect(list.body).toEqual(share.body);
+    for (const name of ['content-type', 'cache-control', 'retry-after', 'ratelimit-policy', 'access-control-allow-origin', 'access-control-expose-headers', 'x-content-type-options']) {
+      expect(list.headers[name], name).toBe(share.headers[name]);
+    }
 
     // The queued requests waited their 400 ms, then were refused rather than left to time out.
     for (const gaveUp of await Promise.all([queuedOwn, queued])) {
@@ -86,5 +94,41 @@ describe('admission control', () => {
     expect((await gw.get('/v1/exports/manifest.json')).status).toBe(200);
     proxy.release();
     await Promise.all(held);
+  });
+
+  it('refuses before Koa while saturated, spending each request\'s points once (429 once the budget is spent)', async () => {
+    // The same indices, with a budget of 3 points per 3 s: one list (2 points), not two.
+    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', RESPONSE_CACHE: 'off', RATE_LIMIT: '1/3' });
+    const limited = await startServer(config, proxy.url);
+    const from = (address: string, path: string) => getFrom(address, `${limited.url}${path}`);
+    const early = async () => Number(/_http_early_refusals_total (\d+)/.exec((await from('127.0.0.1', '/metrics')).body)?.[1]);
+    try {
+      expect((await from('127.0.0.20', `/v1/entities/${ids[0]}`)).status).toBe(200);
+      const before = await early();
+      proxy.hold();
+      const inFlight = [from('127.0.0.21', `/v1/entities/${ids[0]}`), from('127.0.0.22', `/v1/entities/${ids[1]}`)];
+      await proxy.holding();
+      const queued = [from('127.0.0.23', `/v1/entities/${ids[2]}`), from('127.0.0.24', `/v1/entities/${ids[3]}`)];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+
+      const first = await from('127.0.0.25', '/v1/events?limit=5');
+      expectError(first, 503, 'overloaded');
+      expect(first.headers.ratelimit).toMatch(/^"default";r=1;t=\d+$/);
+      const spent = await from('127.0.0.25', '/v1/events?limit=5');
+      expectError(spent, 429, 'rate_limited');
+      expect(spent.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+      expectError(await from('127.0.0.25', '/v1/entities?limit=1'), 429, 'rate_limited');
+
+      proxy.release();
+      await Promise.all([...inFlight, ...queued]);
+      expect(await early()).toBe(before + 3);
+      // Not saturated: the full stack answers, spending as it does.
+      const served = await from('127.0.0.26', '/v1/events?limit=5');
+      expect(served.status).toBe(200);
+      expect(served.headers.ratelimit).toMatch(/^"default";r=1;t=\d+$/);
+    } finally {
+      proxy.release();
+      await limited.close();
+    }
   });
 });

@@ -118,8 +118,15 @@ describe('admission', () => {
     expect(admission.full('a')).toBe(true);
     expect(admission.full('b')).toBe(false);
     expect(admission.stats().refused).toBe(1);
+    // Saturated only once the queue is full: then whoever asks is refused. Asking counts nothing.
+    expect(admission.saturated()).toBe(false);
+    const queuedB = runAs('b', () => admission.run(async () => 'queued b'));
+    expect(admission.saturated()).toBe(true);
+    expect(admission.full('c')).toBe(true);
+    expect(admission.stats().refused).toBe(2);
     busy.open();
-    expect(await Promise.all([first, queued])).toEqual(['done', 'queued']);
+    expect(await Promise.all([first, queued, queuedB])).toEqual(['done', 'queued', 'queued b']);
+    expect(admission.saturated()).toBe(false);
     expect(admission.full('a')).toBe(false);
   });
 

@@ -46,6 +46,8 @@ export interface RateLimitOptions {
    * most requests are refusals, and their cost is taken from the cores Elasticsearch needs.
    */
   admission?: Admission;
+  /** The points budget, when shared with the refusals before Koa (default: one of its own). */
+  points?: Points;
 }
 
 /** The `RateLimit-Policy` value of a configuration (draft-11 structured list), or undefined when nothing is limited. */
@@ -67,10 +69,58 @@ export function retryAfterSeconds(msBeforeNext: number): number {
   return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
+/** A request's points spent: the `RateLimit` field its answer carries, and the refusal when the window was already spent. */
+export interface Spent {
+  field: string;
+  refused?: { error: ApiError; until: Refused };
+}
+
+/**
+ * The points budget: one per process, spent by this middleware or, for a request refused before
+ * Koa while Elasticsearch is saturated, by ../early-refusal.ts — each request once.
+ */
+export interface Points {
+  /** Spends `points` of `client`'s window (0: reports it without spending or refusing). */
+  spend(client: string, points: number): Promise<Spent>;
+}
+
+export function createPoints(budget: RateLimit, policy: string): Points {
+  const limiter = new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
+  return {
+    async spend(client, points) {
+      if (points === 0) {
+        const state = await limiter.get(client);
+        return { field: state ? pointsField(state.remainingPoints, state.msBeforeNext) : pointsField(limiter.points, limiter.duration * 1000) };
+      }
+      try {
+        const state = await limiter.consume(client, points);
+        return { field: pointsField(state.remainingPoints, state.msBeforeNext) };
+      } catch (refusal) {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        const wait = retryAfterSeconds(refusal.msBeforeNext);
+        return {
+          field: pointsField(0, refusal.msBeforeNext),
+          refused: {
+            error: ApiError.rateLimited(
+              `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${points}; retry after ${wait} s.`,
+              wait,
+            ),
+            until: {
+              until: Date.now() + refusal.msBeforeNext,
+              message: `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s; retry when the window renews.`,
+              policy,
+            },
+          },
+        };
+      }
+    },
+  };
+}
+
 export function rateLimit(options: RateLimitOptions): Middleware {
   const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
-  const points = budget && new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
+  const points = budget && (options.points ?? createPoints(budget, policy!));
   const downloads = new Map<string, number>();
 
   return async (ctx, middleware) => {
@@ -113,30 +163,13 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     }
 
     if (!points) return next();
-    if (cost.points === 0) {
-      // Free (a loopback probe): reports the budget without spending or being refused.
-      const state = await points.get(client.key);
-      ctx.set('RateLimit', state ? pointsField(state.remainingPoints, state.msBeforeNext) : pointsField(points.points, points.duration * 1000));
-      return next();
+    // Free (a loopback probe): reports the budget without spending or being refused.
+    const spent = await points.spend(client.key, cost.points);
+    ctx.set('RateLimit', spent.field);
+    if (spent.refused) {
+      onRefused?.(client.key, spent.refused.until);
+      throw spent.refused.error;
     }
-    let state: RateLimiterRes;
-    try {
-      state = await points.consume(client.key, cost.points);
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      const wait = retryAfterSeconds(refusal.msBeforeNext);
-      ctx.set('RateLimit', pointsField(0, refusal.msBeforeNext));
-      onRefused?.(client.key, {
-        until: Date.now() + refusal.msBeforeNext,
-        message: `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s; retry when the window renews.`,
-        policy: policy!,
-      });
-      throw ApiError.rateLimited(
-        `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${cost.points}; retry after ${wait} s.`,
-        wait,
-      );
-    }
-    ctx.set('RateLimit', pointsField(state.remainingPoints, state.msBeforeNext));
     return next();
   };
 }
