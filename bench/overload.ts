@@ -53,6 +53,8 @@ export interface SweepStep {
   p99Ms: number;
   /** Cores the load generator (autocannon, in this process) kept busy. */
   clientCores: number;
+  /** Cores Elasticsearch kept busy (undefined when it runs on another machine). */
+  esCores?: number;
 }
 
 export interface ScenarioFigures {
@@ -65,7 +67,7 @@ export interface ScenarioFigures {
   goodputOfCapacity: number;
   gatewayRssMb: { start: number; max: number; end: number };
   /** Cores kept busy by the gateway and by the load generator (this process) during the scenario. */
-  cores: { gateway: number; clients: number };
+  cores: { gateway: number; clients: number; elasticsearch?: number };
 }
 
 export interface OverloadBenchResult {
@@ -81,7 +83,14 @@ export interface OverloadBenchResult {
    * its p99 over the unloaded p99. `clientCores`: the cores the load generator took at capacity
    * and in the crowd, which the crowd's goodput pays for on these shared cores.
    */
-  bound: { atSlots: { connections: number; ofCapacity: number; p99OverUnloaded: number } | undefined; clientCores: { capacity: number; crowd: number } };
+  bound: {
+    atSlots: { connections: number; ofCapacity: number; p99OverUnloaded: number } | undefined;
+    clientCores: { capacity: number; crowd: number };
+    /** The crowd's goodput (defaults) over the bound's. */
+    crowdOfBound: number | undefined;
+    /** Cores Elasticsearch kept busy at the bound and in the crowd (defaults), when it runs here. */
+    esCores?: { atSlots: number; crowd: number; crowdOfBound: number };
+  };
   unloaded: LoadFigures;
   politeAlone: ClientFigures;
   greedy: {
@@ -111,16 +120,30 @@ async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU seconds of Elasticsearch's nodes on this machine; undefined when a node runs elsewhere. */
+async function esCpuSeconds(pids: number[]): Promise<number | undefined> {
+  try {
+    return (await Promise.all(pids.map(cpuSeconds))).reduce((sum, s) => sum + s, 0);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Samples the gateway's RSS every second while `work` runs, and the cores the gateway and this
- * process (the load generator) kept busy: on a machine whose cores Elasticsearch shares, what
- * they use is what it cannot.
+ * Samples the gateway's RSS every second while `work` runs, and the cores the gateway, this
+ * process (the load generator) and Elasticsearch (`esPids`, when on this machine) kept busy: on
+ * a machine whose cores Elasticsearch shares, what the others use is what it cannot.
  */
-async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; rss: { start: number; max: number; end: number }; cores: { gateway: number; clients: number } }> {
+async function measured<T>(
+  pid: number,
+  esPids: number[],
+  work: () => Promise<T>,
+): Promise<{ result: T; rss: { start: number; max: number; end: number }; cores: { gateway: number; clients: number; elasticsearch?: number } }> {
   const start = Math.round(await rssMb(pid));
   let max = start;
   const sampler = setInterval(() => void rssMb(pid).then((mb) => (max = Math.max(max, Math.round(mb))), () => {}), 1000);
   const gatewayCpu = await cpuSeconds(pid);
+  const esCpu = await esCpuSeconds(esPids);
   const clientsCpu = process.cpuUsage();
   const started = performance.now();
   try {
@@ -128,10 +151,15 @@ async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ resul
     const seconds = (performance.now() - started) / 1000;
     const end = Math.round(await rssMb(pid));
     const clients = process.cpuUsage(clientsCpu);
+    const esCpuEnd = await esCpuSeconds(esPids);
     return {
       result,
       rss: { start, max: Math.max(max, end), end },
-      cores: { gateway: round(((await cpuSeconds(pid)) - gatewayCpu) / seconds), clients: round((clients.user + clients.system) / 1e6 / seconds) },
+      cores: {
+        gateway: round(((await cpuSeconds(pid)) - gatewayCpu) / seconds),
+        clients: round((clients.user + clients.system) / 1e6 / seconds),
+        ...(esCpu !== undefined && esCpuEnd !== undefined && { elasticsearch: round((esCpuEnd - esCpu) / seconds) }),
+      },
     };
   } finally {
     clearInterval(sampler);
@@ -156,6 +184,8 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   log(`overload: loading scale ${scale} under ${PREFIX} (a no-op when it is live)`);
   const loaded = await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
   const env = { ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') };
+  // Elasticsearch's processes, for the cores it kept busy (read from /proc when they run here).
+  const esPids = Object.values((await client.nodes.info({ metric: 'process' })).nodes).map((node) => Number(node.process?.id));
 
   const names = (await readAllRows(dir, 'entities.jsonl')).filter((r) => r.environment === 'stillness').map((r) => typo(String(r.name)));
   const searches = [...new Set(names.filter((q): q is string => q !== undefined))].slice(0, 200).map((q) => `/v1/search?q=${encodeURIComponent(q)}&limit=50`);
@@ -175,11 +205,11 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 4);
     unloaded = await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 2, 1);
     // Two interleaved rounds, averaged: these cores are shared, and one round can land on a busy moment.
-    const rounds = new Map<number, (LoadFigures & { clientCores: number })[]>();
+    const rounds = new Map<number, (LoadFigures & { clientCores: number; esCores: number | undefined })[]>();
     for (let pass = 0; pass < 2; pass += 1) {
       for (const connections of SWEEP) {
-        const { result: figures, cores } = await measured(gateway.pid, () => drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 4, connections));
-        rounds.set(connections, [...(rounds.get(connections) ?? []), { ...figures, clientCores: cores.clients }]);
+        const { result: figures, cores } = await measured(gateway.pid, esPids, () => drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds / 4, connections));
+        rounds.set(connections, [...(rounds.get(connections) ?? []), { ...figures, clientCores: cores.clients, esCores: cores.elasticsearch }]);
         log(`  ${connections} connections: ${figures.requestsPerSecond} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, non-2xx ${figures.non2xx}`);
       }
     }
@@ -191,6 +221,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         p50Ms: round(mean(runs.map((r) => r.p50Ms)), 1),
         p99Ms: round(mean(runs.map((r) => r.p99Ms)), 1),
         clientCores: round(mean(runs.map((r) => r.clientCores))),
+        ...(runs.every((r) => r.esCores !== undefined) && { esCores: round(mean(runs.map((r) => r.esCores!))) }),
       };
     });
   } finally {
@@ -219,7 +250,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     try {
       // Warm: JIT, the live-generation cache, connections.
       await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
-      const { result, rss, cores } = await measured(gateway.pid, () => runOpenLoop(gateway.url, plans, seconds));
+      const { result, rss, cores } = await measured(gateway.pid, esPids, () => runOpenLoop(gateway.url, plans, seconds));
       return {
         settings: limited ? 'defaults' : 'RATE_LIMIT=off, ES_MAX_IN_FLIGHT=off',
         seconds,
@@ -284,6 +315,11 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     bound: {
       atSlots: atSlots && { connections: atSlots.connections, ofCapacity: round(atSlots.requestsPerSecond / capacity), p99OverUnloaded: round(atSlots.p99Ms / unloaded.p99Ms) },
       clientCores: { capacity: atCapacity.clientCores, crowd: crowd.limited.cores.clients },
+      crowdOfBound: atSlots && round(crowd.limited.ok.count / seconds / atSlots.requestsPerSecond),
+      ...(atSlots?.esCores !== undefined &&
+        crowd.limited.cores.elasticsearch !== undefined && {
+          esCores: { atSlots: atSlots.esCores, crowd: crowd.limited.cores.elasticsearch, crowdOfBound: round(crowd.limited.cores.elasticsearch / atSlots.esCores) },
+        }),
     },
     unloaded,
     politeAlone: alone,

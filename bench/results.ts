@@ -171,7 +171,7 @@ function overloadTable(o: OverloadBenchResult): string[] {
     const byStatus: Record<string, number> = {};
     for (const c of s.clients) for (const [k, v] of Object.entries(c.byStatus)) byStatus[k] = (byStatus[k] ?? 0) + v;
     const refused = s.clients.map((c) => c.refused.p99).sort((a, b) => b - a)[0] ?? 0;
-    return row([label, `**${s.goodputOfCapacity}**`, `${s.ok.p50} / **${s.ok.p99}**`, statuses(byStatus), refused, total('timeouts') + total('networkErrors'), total('skipped'), total('refusalsWithoutRetryAfter'), `${s.gatewayRssMb.start} → ${s.gatewayRssMb.max} → ${s.gatewayRssMb.end}`, `${s.cores.gateway} / ${s.cores.clients}`]);
+    return row([label, `**${s.goodputOfCapacity}**`, `${s.ok.p50} / **${s.ok.p99}**`, statuses(byStatus), refused, total('timeouts') + total('networkErrors'), total('skipped'), total('refusalsWithoutRetryAfter'), `${s.gatewayRssMb.start} → ${s.gatewayRssMb.max} → ${s.gatewayRssMb.end}`, `${s.cores.gateway} / ${s.cores.clients} / ${s.cores.elasticsearch ?? '—'}`]);
   };
   const greedyRow = (label: string, s: ScenarioFigures) => {
     const polite = client(s, 'polite');
@@ -201,11 +201,11 @@ function overloadTable(o: OverloadBenchResult): string[] {
     '',
     ...(o.bound
       ? [
-          `The bound from the same run: a closed loop of ${o.bound.atSlots?.connections ?? '—'} connections (admission with that many slots, a queue never empty and refusals free) gave ${o.bound.atSlots?.ofCapacity ?? '—'} of capacity at a p99 ${o.bound.atSlots?.p99OverUnloaded ?? '—'}× unloaded. The load generator took ${o.bound.clientCores.capacity} cores at capacity and ${o.bound.clientCores.crowd} in the crowd.`,
+          `The bound from the same run: a closed loop of ${o.bound.atSlots?.connections ?? '—'} connections (admission with that many slots, a queue never empty and refusals free) gave ${o.bound.atSlots?.ofCapacity ?? '—'} of capacity at a p99 ${o.bound.atSlots?.p99OverUnloaded ?? '—'}× unloaded. The load generator took ${o.bound.clientCores.capacity} cores at capacity and ${o.bound.clientCores.crowd} in the crowd.${o.bound.crowdOfBound === undefined ? '' : ` The crowd's goodput (defaults) was **${o.bound.crowdOfBound}** of the bound's.`}${o.bound.esCores === undefined ? '' : ` Elasticsearch kept ${o.bound.esCores.atSlots} cores busy at the bound and ${o.bound.esCores.crowd} in the crowd (**${o.bound.esCores.crowdOfBound}** of them): on cores it shares, what the crowd's refusals take from it bounds the goodput.`}`,
           '',
         ]
       : []),
-    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients']),
+    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients / Elasticsearch']),
     row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---', '---:']),
     crowdRow('defaults', o.crowd.limited),
     crowdRow('limits off', o.crowd.unlimited),

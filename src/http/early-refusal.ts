@@ -122,7 +122,7 @@ export function createEarlyRefusal(options: EarlyRefusalOptions): EarlyRefusal {
       const policyField: Record<string, string> = policy ? { 'RateLimit-Policy': policy } : {};
       if (!points) return refuse(req, res, ApiError.overloaded(), policyField);
       return points.spend(client.key, cost.points).then((spent) => {
-        if (spent.refused) blocked.set(client.key, spent.refused.until);
+        if (spent.refused) blocked.set(client.key, spent.refused.block);
         return refuse(req, res, spent.refused?.error ?? ApiError.overloaded(), { ...policyField, RateLimit: spent.field });
       });
     },

@@ -69,10 +69,14 @@ export function retryAfterSeconds(msBeforeNext: number): number {
   return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
-/** A request's points spent: the `RateLimit` field its answer carries, and the refusal when the window was already spent. */
+/**
+ * A request's points spent: the `RateLimit` field its answer carries and, when the window was
+ * already spent, the refusal and how long the client stays refused (../early-refusal.ts answers
+ * its next requests until then).
+ */
 export interface Spent {
   field: string;
-  refused?: { error: ApiError; until: Refused };
+  refused?: { error: ApiError; block: Refused };
 }
 
 /**
@@ -105,7 +109,7 @@ export function createPoints(budget: RateLimit, policy: string): Points {
               `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${points}; retry after ${wait} s.`,
               wait,
             ),
-            until: {
+            block: {
               until: Date.now() + refusal.msBeforeNext,
               message: `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s; retry when the window renews.`,
               policy,
@@ -163,11 +167,11 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     }
 
     if (!points) return next();
-    // Free (a loopback probe): reports the budget without spending or being refused.
+    // A loopback probe costs 0: it reads the budget without spending or being refused.
     const spent = await points.spend(client.key, cost.points);
     ctx.set('RateLimit', spent.field);
     if (spent.refused) {
-      onRefused?.(client.key, spent.refused.until);
+      onRefused?.(client.key, spent.refused.block);
       throw spent.refused.error;
     }
     return next();
