@@ -24,6 +24,7 @@ import { ApiError } from '../errors.ts';
 import type { Admission } from '../search/admission.ts';
 import { type IdentityRules, clientIdentity } from './client-identity.ts';
 import { type Meta, toErrorBody } from './envelope.ts';
+import { CORS_FIELDS } from './middleware/cors.ts';
 import type { Points } from './middleware/rate-limit.ts';
 import { COSTS, type CostClass, requestCost } from './request-cost.ts';
 
@@ -75,9 +76,7 @@ export function createEarlyRefusal(options: EarlyRefusalOptions): EarlyRefusal {
       'Cache-Control': 'no-store',
       ...error.headers,
       ...rateLimit,
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
-      'X-Content-Type-Options': 'nosniff',
+      ...CORS_FIELDS,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
     answered += 1;
@@ -120,10 +119,14 @@ export function createEarlyRefusal(options: EarlyRefusalOptions): EarlyRefusal {
       // Counted as admission control's refusal (it is one: nothing is admitted now), whichever the answer.
       admission!.full(client.key);
       const policyField: Record<string, string> = policy ? { 'RateLimit-Policy': policy } : {};
-      if (!points) return refuse(req, res, ApiError.overloaded(), policyField);
+      // The full stack's 503 comes from past its compression, which names Accept-Encoding in
+      // `Vary`; its 429 from the rate limit before it.
+      const overloaded = (fields: Record<string, string>) => refuse(req, res, ApiError.overloaded(), { ...fields, ...policyField, Vary: 'Accept-Encoding' });
+      if (!points) return overloaded({});
       return points.spend(client.key, cost.points).then((spent) => {
-        if (spent.refused) blocked.set(client.key, spent.refused.block);
-        return refuse(req, res, spent.refused?.error ?? ApiError.overloaded(), { ...policyField, RateLimit: spent.field });
+        if (!spent.refused) return overloaded({ RateLimit: spent.field });
+        blocked.set(client.key, spent.refused.block);
+        return refuse(req, res, spent.refused.error, { ...policyField, RateLimit: spent.field });
       });
     },
   };

@@ -16,17 +16,20 @@ function allowedOrigin(origin: string | undefined): string | undefined {
   }
 }
 
+/** The fields of an answer to a request without an `Origin` (the refusals before Koa send them too). */
+export const CORS_FIELDS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key',
+  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
+  'Access-Control-Max-Age': '86400',
+  'X-Content-Type-Options': 'nosniff',
+};
+
 export function cors(): Middleware {
   return async (ctx, next) => {
     const origin = allowedOrigin(ctx.get('Origin') || undefined);
-    ctx.set({
-      'Access-Control-Allow-Origin': origin ?? '*',
-      'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-      'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key',
-      'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
-      'Access-Control-Max-Age': '86400',
-      'X-Content-Type-Options': 'nosniff',
-    });
+    ctx.set(origin ? { ...CORS_FIELDS, 'Access-Control-Allow-Origin': origin } : CORS_FIELDS);
     if (origin) ctx.vary('Origin');
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;
