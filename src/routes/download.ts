@@ -8,8 +8,9 @@
  * - NDJSON: each row as the JSON list answers it (the stored bytes, verbatim, unless the route
  *   reshapes rows or `select` picks fields), one per line.
  * - CSV (RFC 4180): a header row, CRLF line ends, UTF-8; a field with `"`, `,`, CR or LF quoted
- *   and its quotes doubled; nested values as JSON text; absent ones empty. Columns: `select`'s
- *   (and `id`), else every field of the route's records.
+ *   and its quotes doubled; nested values as JSON text; absent ones empty; text that a
+ *   spreadsheet would run as a formula led by `'`. Columns: `select`'s (and `id`), else every
+ *   field of the route's records.
  *
  * `X-Total-Count` is the number of rows the file holds, and `X-Truncated: true` says more
  * matched than the cap lets through. `Content-Disposition` names the file after
@@ -30,10 +31,17 @@ const NEWLINE = Buffer.from('\n');
 
 const TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
 
-/** One CSV field (RFC 4180). */
+/**
+ * Text a spreadsheet would run as a formula: a cell that begins with `=`, `+`, `-`, `@`, TAB or
+ * CR (OWASP, "CSV injection"). Such text gets a leading `'`, which spreadsheets show as text;
+ * registry names are written by players, and the file is meant to be opened.
+ */
+const FORMULA = /^[=+\-@\t\r]/;
+
+/** One CSV field (RFC 4180); text that reads as a formula gets a leading `'` (numbers never do). */
 export function csvField(value: unknown): string {
   if (value === undefined || value === null) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = typeof value === 'object' ? JSON.stringify(value) : typeof value === 'string' && FORMULA.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -49,9 +49,10 @@ async function eventually(check: () => Promise<boolean>, what: string): Promise<
   throw new Error(`never happened: ${what}`);
 }
 
-/** A CSV cell back to the value the JSON answer holds: nested values are JSON text, absent ones empty. */
+/** A CSV cell back to the value the JSON answer holds: nested values are JSON text, absent ones empty, text a spreadsheet would run led by `'`. */
 function cellValue(text: string, expected: unknown): unknown {
   if (text === '') return undefined;
+  if (typeof expected === 'string' && /^[=+\-@\t\r]/.test(expected)) return text.startsWith("'") ? text.slice(1) : `no ' before ${text}`;
   return typeof expected === 'object' || typeof expected === 'number' || typeof expected === 'boolean' ? JSON.parse(text) : text;
 }
 

@@ -18,6 +18,15 @@ describe('CSV fields (RFC 4180)', () => {
   });
 });
 
+describe('CSV fields a spreadsheet would run', () => {
+  it("leads text that begins with = + - @ TAB or CR with ', and leaves numbers and other text as they are", () => {
+    const formulas = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\tlead', '\rlead'];
+    const read = parse(csvLine(formulas), { relaxQuotes: false }) as string[][];
+    expect(read[0]).toEqual(formulas.map((text) => `'${text}`));
+    expect(csvLine([-2, 'a=b', 'x-y', ' =spaced', "'quoted"])).toBe("-2,a=b,x-y, =spaced,'quoted\r\n");
+  });
+});
+
 describe('download file names', () => {
   it('names the route and the filters asked for, in characters every system takes', () => {
     expect(fileName('/v1/killmails', { involved: ['character:stillness:1'], side: 'kills', q: undefined, scope: { cycles: [6] } }, 'csv')).toBe('killmails_involved-character_stillness_1_side-kills.csv');
