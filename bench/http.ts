@@ -7,7 +7,9 @@
  *
  * Reported per route: requests/s and p50/p99 of both sides, and the share of the ceiling
  * `1 / (1/direct + 1/health)` the gateway reaches — with the response cache off, so every
- * request reaches Elasticsearch.
+ * request reaches Elasticsearch. Beside them, the direct requests through one bare Node hop
+ * (bench/one-hop.ts: forwards and answers, nothing else): what any Node process in between
+ * reaches on these cores, and the CPU milliseconds per request of the gateway and of the hop.
  *
  * Then the response cache (on, as by default): repeated reads (the first page of events, a
  * `group_by`, an entity) against the `/v1/health` floor measured beside them; and single
@@ -20,7 +22,7 @@ import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
-import type { Config } from '../src/config.ts';
+import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import type { IndexName } from '../src/indices/all.ts';
 import { type GenerationDoc, concreteIndex } from '../src/indices/generation.ts';
 import { toCurrentEntityListBody } from '../src/query/current.ts';
@@ -29,7 +31,7 @@ import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
-import { type LoadFigures, type Log, ceiling, drive, mean, meanFigures, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
 
 const PREFIX = 'bench-http';
 const LIMIT = 50;
@@ -43,6 +45,14 @@ export interface RouteFigures {
   ceiling: number;
   /** Gateway requests/s over the ceiling. */
   ofCeiling: number;
+  /** The same requests as `direct` through one bare Node hop (bench/one-hop.ts): the limit of any Node process in between. */
+  hop: LoadFigures;
+  /** The hop's requests/s over the ceiling. */
+  hopOfCeiling: number;
+  /** Gateway requests/s over the hop's. */
+  ofHop: number;
+  /** CPU milliseconds per request of the gateway's process and of the hop's. */
+  cpuMs: { gateway: number; hop: number };
 }
 
 export interface CachedFigures {
@@ -70,14 +80,6 @@ interface Case {
   paths: string[];
   index: IndexName;
   bodies: SearchBody[];
-}
-
-/** A one-letter typo in the first long word of a name (the fourth letter replaced). */
-function typo(name: string): string | undefined {
-  const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
-  if (!word) return undefined;
-  const swapped = word[3] === 'x' ? 'y' : 'x';
-  return name.replace(word, word.slice(0, 3) + swapped + word.slice(4));
 }
 
 /** First pages count their rows as the gateway does: exactly, and timelines up to TIMELINE_COUNT_UP_TO. */
@@ -113,41 +115,67 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
   const live = (await liveGeneration(client, PREFIX))!;
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off' });
+  const hop = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'one-hop.ts'), { ES_URL: esUrl });
   let uncached: Pick<HttpBenchResult, 'health' | 'routes'>;
   try {
     const all = await cases(dir, live.currentCycle);
     const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
-    // Warm both sides once (JIT, caches, connections) before anything is measured.
+    /** A run and the CPU milliseconds per request of the process `pid` during it. */
+    const costed = async (pid: number, target: Target) => {
+      const before = await cpuSeconds(pid);
+      const figures = await drive(target, seconds);
+      return { figures, cpuMs: (((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, figures.requests) };
+    };
+    // Warm every side once (JIT, caches, connections) before anything is measured.
     for (const c of all) {
       await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, 1);
+      await drive({ url: hop.url, requests: [{ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST', body: JSON.stringify(c.bodies[0]) }] }, 1);
     }
     const healths: LoadFigures[] = [];
-    const runs = new Map<string, { gateway: LoadFigures[]; direct: LoadFigures[]; health: number[] }>();
+    const runs = new Map<string, { gateway: LoadFigures[]; direct: LoadFigures[]; hop: LoadFigures[]; health: number[]; cpuMs: { gateway: number[]; hop: number[] } }>();
     for (let r = 0; r < rounds; r += 1) {
       for (const c of all) {
         const h = await health();
         healths.push(h);
-        const g = await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
+        const g = await costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) });
         const target = concreteIndex(PREFIX, live, c.index);
-        const d = await drive({ url: esUrl, requests: c.bodies.map((b) => ({ path: searchPath(target), method: 'POST', body: JSON.stringify(b) })) }, seconds);
-        const run = runs.get(c.route) ?? { gateway: [], direct: [], health: [] };
-        run.gateway.push(g);
+        const direct = c.bodies.map((b) => ({ path: searchPath(target), method: 'POST' as const, body: JSON.stringify(b) }));
+        const d = await drive({ url: esUrl, requests: direct }, seconds);
+        const o = await costed(hop.pid, { url: hop.url, requests: direct });
+        const run = runs.get(c.route) ?? { gateway: [], direct: [], hop: [], health: [], cpuMs: { gateway: [], hop: [] } };
+        run.gateway.push(g.figures);
         run.direct.push(d);
+        run.hop.push(o.figures);
         run.health.push(h.requestsPerSecond);
+        run.cpuMs.gateway.push(g.cpuMs);
+        run.cpuMs.hop.push(o.cpuMs);
         runs.set(c.route, run);
-        log(`${c.route}: gateway ${g.requestsPerSecond} req/s (p50 ${g.p50Ms} ms), direct ${d.requestsPerSecond} req/s, health ${h.requestsPerSecond}`);
+        log(`${c.route}: gateway ${g.figures.requestsPerSecond} req/s (p50 ${g.figures.p50Ms} ms, ${round(g.cpuMs, 3)} CPU ms), direct ${d.requestsPerSecond} req/s, one hop ${o.figures.requestsPerSecond} (${round(o.cpuMs, 3)} CPU ms), health ${h.requestsPerSecond}`);
       }
     }
     const routes = [...runs].map(([route, run]): RouteFigures => {
       const g = meanFigures(run.gateway);
       const d = meanFigures(run.direct);
+      const o = meanFigures(run.hop);
       const h = mean(run.health);
       const limit = ceiling(d.requestsPerSecond, h);
-      return { route, gateway: g, direct: d, health: Math.round(h), ceiling: Math.round(limit), ofCeiling: round(g.requestsPerSecond / limit) };
+      return {
+        route,
+        gateway: g,
+        direct: d,
+        health: Math.round(h),
+        ceiling: Math.round(limit),
+        ofCeiling: round(g.requestsPerSecond / limit),
+        hop: o,
+        hopOfCeiling: round(o.requestsPerSecond / limit),
+        ofHop: round(g.requestsPerSecond / o.requestsPerSecond),
+        cpuMs: { gateway: round(mean(run.cpuMs.gateway), 3), hop: round(mean(run.cpuMs.hop), 3) },
+      };
     });
     uncached = { health: meanFigures(healths), routes };
   } finally {
     await gateway.stop();
+    await hop.stop();
   }
   const entities = (await client.count({ index: concreteIndex(PREFIX, live, 'entities') })).count;
   const { cached, coalescing } = await benchCache(client, esUrl, dir, live, seconds, rounds, log);

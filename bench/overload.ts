@@ -24,7 +24,6 @@
  * the bound of the same run: the sweep's closed loop at the configured slots, which no admission
  * policy can beat, and the cores the load generator takes from the cores it shares.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
@@ -32,7 +31,7 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT } from '../src/config.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
-import { type Gateway, type LoadFigures, type Log, drive, mean, round, rssMb, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, cpuSeconds, drive, mean, round, rssMb, spawnGateway, typo } from './support.ts';
 
 const PREFIX = 'bench-overload';
 const POLITE_RATE = 20;
@@ -104,20 +103,6 @@ export interface OverloadBenchResult {
   /** `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the answer's purpose). */
   crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number } };
   requestLog: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
-}
-
-/** The fourth letter of the first long word replaced: a one-typo search. */
-function typo(name: string): string | undefined {
-  const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
-  if (!word) return undefined;
-  return name.replace(word, word.slice(0, 3) + (word[3] === 'x' ? 'y' : 'x') + word.slice(4));
-}
-
-/** CPU seconds (user + system) a process has used, from /proc. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** CPU seconds of Elasticsearch's nodes on this machine; undefined when a node runs elsewhere. */

@@ -46,14 +46,15 @@ export interface Gateway {
  * Elasticsearch at once) — because every bench connection comes from 127.0.0.1 and these
  * benches measure raw speed; `env` sets them where a bench measures them (bench/overload.ts).
  */
-export async function spawnGateway(env: Record<string, string>): Promise<Gateway> {
-  // As the image and `npm start` run it (Dockerfile: why 8 MB semi-spaces).
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', path.join(PROJECT_ROOT, 'src', 'server.ts')], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export function spawnGateway(env: Record<string, string>): Promise<Gateway> {
+  return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', ...env });
+}
+
+/** A Node script in its own process, as the image and `npm start` run the gateway (Dockerfile: why 8 MB semi-spaces), once it prints `listening on <url>/v1`. */
+export async function spawnListener(script: string, env: Record<string, string>): Promise<Gateway> {
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening`)));
+    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code} before listening`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /listening on (http:\/\/\S+?)\/v1/.exec(line);
       if (match) resolve(match[1]!);
@@ -69,6 +70,20 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The fourth letter of the first long word replaced: a one-typo search. */
+export function typo(name: string): string | undefined {
+  const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
+  if (!word) return undefined;
+  return name.replace(word, word.slice(0, 3) + (word[3] === 'x' ? 'y' : 'x') + word.slice(4));
 }
 
 /** A process's resident set, MB (from /proc). */
