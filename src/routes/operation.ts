@@ -51,8 +51,23 @@ export function costOf(operation: Operation): CostClass {
   return kind === 'list' ? 'list' : kind === 'file' ? 'download' : kind === 'metrics' ? 'metrics' : 'document';
 }
 
+/** Costs already matched, per router and path: every request asks (the rate limit, the refusals before Koa), and routes never change once registered. */
+const MATCHED = new WeakMap<AppRouter, Map<string, CostClass | undefined>>();
+/** Paths remembered per router: ids make paths countless, so the memory is emptied when full. */
+const MATCHED_PATHS = 4096;
+
 /** The cost class of the route a request path matches (its GET), or undefined when none does. */
 export function routeCost(router: AppRouter, path: string): CostClass | undefined {
+  let known = MATCHED.get(router);
+  if (!known) MATCHED.set(router, (known = new Map()));
+  if (known.has(path)) return known.get(path);
+  if (known.size >= MATCHED_PATHS) known.clear();
+  const cost = matchCost(router, path);
+  known.set(path, cost);
+  return cost;
+}
+
+function matchCost(router: AppRouter, path: string): CostClass | undefined {
   const matched = router.match(path, 'GET');
   if (!matched.route) return undefined;
   const layer = matched.pathAndMethod.findLast((l) => operationOf(l.stack.at(-1)) !== undefined);

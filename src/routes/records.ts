@@ -293,9 +293,14 @@ export const SCHEMAS = {
 
 export type SchemaName = keyof typeof SCHEMAS;
 
-/** The top-level fields a record schema names (what `select` can keep). */
-export function fieldsOf(...names: SchemaName[]): string[] {
-  return [...new Set(names.flatMap((name) => Object.keys((SCHEMAS[name] as { properties: object }).properties)))];
+const FIELDS = new Map<string, readonly string[]>();
+
+/** The top-level fields a record schema names (what `select` can keep), worked out once per list of names: list routes ask on every request. */
+export function fieldsOf(...names: SchemaName[]): readonly string[] {
+  const key = names.join();
+  let fields = FIELDS.get(key);
+  if (!fields) FIELDS.set(key, (fields = [...new Set(names.flatMap((name) => Object.keys((SCHEMAS[name] as { properties: object }).properties)))]));
+  return fields;
 }
 
 /** A reference to a named schema. */

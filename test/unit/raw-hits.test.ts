@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMeta, toEnvelope, toRawEnvelope } from '../../src/http/envelope.ts';
-import { RawHitsError, rawHits } from '../../src/search/raw-hits.ts';
+import { RawHitsError, rawHits, walkPage } from '../../src/search/raw-hits.ts';
 
 const TRICKY = [
   'plain',
@@ -57,7 +57,38 @@ describe('rawHits', () => {
     expect(after).toEqual({ hits: [], total: { value: 10000, relation: 'gte' } });
   });
 
+  it('cuts compact pages of object rows without walking the rows, as a parser reads them', () => {
+    const rows = TRICKY.map((text, i) => ({ id: `r${i}`, text, tail: '}},"sort":[', nested: { list: [text, {}] } }));
+    const { buf, sorts } = response(rows);
+    const cut = walkPage(buf, buf.toString('latin1'), true);
+    expect(cut.hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(rows);
+    expect(cut.hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
+    // Not cut: pretty-printed, rows that are not objects, hits without sort values.
+    for (const text of [response(rows, true).buf.toString('latin1'), '{"hits":{"hits":[{"_source":{"row":1},"sort":[1]}]}}', '{"hits":{"hits":[{"_source":{"row":{}}}]}}']) {
+      expect(() => walkPage(Buffer.from(text, 'latin1'), text, true)).toThrow(RawHitsError);
+    }
+  });
+
+  it('walks every byte when a row holds a key `sort` that the cut would take for the hit\'s own', () => {
+    // Each of these rows holds `}},"sort":[`, and the last one what looks like the next hit too.
+    const rows = [
+      { a: { b: {} }, sort: ['inside'], after: 1 },
+      { deep: { x: { y: {} }, sort: [1, { z: {} }] }, n: 2 },
+      { p: { q: {} }, sort: ['fake'], z: { _source: { row: { c: 1 } } } },
+      // Cut here, the walk reads a whole page of hits in this row and stops before the true end.
+      { w: [{ p: { q: {} }, sort: ['fake'] }, { _source: { row: { c: 1 } }, sort: ['x'] }] },
+    ];
+    for (const page of [...rows.map((row) => [row]), rows]) {
+      const { buf, sorts } = response(page);
+      expect(buf.toString().split('}},"sort":[').length - 1).toBeGreaterThan(page.length);
+      const { hits } = rawHits(buf);
+      expect(hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(page);
+      expect(hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
+    }
+  });
+
   it.each([
+    ['bytes after the response', '{"hits":{"hits":[{"_source":{"row":{}},"sort":[1]}]}}}'],
     ['a truncated response', '{"hits":{"hits":[{"_source":{"row":{"a":"b'],
     ['a hit without a row', '{"hits":{"hits":[{"_source":{}}]}}'],
     ['not an object', '[1,2]'],
