@@ -114,16 +114,27 @@ export function readValue<Value>(parameter: Parameter<string, Value>, raw: strin
   return parameter.convert(text);
 }
 
+/** A route's query parameters and their names, worked out once per declaration (every request reads them). */
+const QUERY_PARAMETERS = new WeakMap<readonly AnyParameter[], { declared: readonly AnyParameter[]; names: ReadonlySet<string> }>();
+
+function queryParametersOf(parameters: readonly AnyParameter[]): { declared: readonly AnyParameter[]; names: ReadonlySet<string> } {
+  let known = QUERY_PARAMETERS.get(parameters);
+  if (!known) {
+    const declared = parameters.filter((p) => p.in === 'query');
+    QUERY_PARAMETERS.set(parameters, (known = { declared, names: new Set(declared.map((p) => p.name)) }));
+  }
+  return known;
+}
+
 /**
  * The query string of a route → its declared parameters' values. Unknown or repeated names
  * first (in query order), then `excludes` pairs, then each value in declaration order.
  */
 export function readQuery<const Ps extends readonly AnyParameter[]>(query: RawQuery, parameters: Ps): Values<Ps> {
-  const declared = parameters.filter((p) => p.in === 'query');
-  const names = declared.map((p) => p.name);
+  const { declared, names } = queryParametersOf(parameters);
   for (const [name, value] of Object.entries(query)) {
-    if (!names.includes(name)) {
-      const hint = names.length ? ` Accepted here: ${names.join(', ')}.` : ' This route takes no parameters.';
+    if (!names.has(name)) {
+      const hint = names.size ? ` Accepted here: ${[...names].join(', ')}.` : ' This route takes no parameters.';
       throw ApiError.badParameter(name, `Unknown parameter "${name}".${hint}`);
     }
     if (Array.isArray(value)) throw ApiError.badParameter(name, `Parameter "${name}" is given more than once.`);
