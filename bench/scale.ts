@@ -23,7 +23,7 @@ import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
-import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, round, spawnGateway } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, mergesSettled, round, spawnGateway } from './support.ts';
 
 /** Entities of the scale bundles; events per entity makes up the size. */
 const SCALE = 20;
@@ -73,22 +73,6 @@ async function walkTo(url: string, offset: number, log: Log): Promise<string> {
     if ((seen / WALK_LIMIT) % 500 === 0) log(`  walking: ${seen} rows`);
   }
   return cursor!;
-}
-
-/**
- * Waits until Elasticsearch has no merge running: a fresh generation keeps merging for a while
- * after its load, and latencies taken then measure the merges, not the queries (a 10 M-row
- * generation: kind-filter p99 70 ms while merging, 26 ms after).
- */
-async function mergesSettled(client: Client, log: Log): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const stats = await client.nodes.stats({ metric: 'indices', index_metric: 'merge' });
-    const running = Object.values(stats.nodes).reduce((n, node) => n + (node.indices?.merges?.current ?? 0), 0);
-    if (running === 0) return;
-    if (Date.now() - started > 600_000) return log('merges still running after 10 min; measuring anyway');
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
 }
 
 /** One size, loaded and served: what the rounds measure. */
