@@ -23,12 +23,16 @@ import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 /** Current rows group by their cycle and type; fallback rows (entities) have both too. */
+/** What `select` can keep, and a CSV's columns without it. */
+const ENTITY_FIELDS = fieldsOf('CurrentEntity', 'Entity');
+const RELATION_FIELDS = fieldsOf('CurrentRelation');
+
 const ENTITY_QUERY = [
   ...LIST,
   Q,
   PROFILE,
   ENTITY_SORT,
-  selectParameter(fieldsOf('CurrentEntity', 'Entity')),
+  selectParameter(ENTITY_FIELDS),
   groupByParameter([cycleGroup, keyword('entityType')]),
   INCLUDE_UNKNOWN,
   FORMAT,
@@ -38,7 +42,7 @@ const RELATION_QUERY = [
   ...LIST,
   Q,
   RELATION_SORT,
-  selectParameter(fieldsOf('CurrentRelation')),
+  selectParameter(RELATION_FIELDS),
   groupByParameter([keyword('predicate'), cycleGroup]),
   INCLUDE_UNKNOWN,
   FORMAT,
@@ -80,7 +84,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
       const useEntities = fallback && !(await hasRows(live, collection, p));
-      const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: fieldsOf('CurrentEntity', 'Entity') };
+      const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: ENTITY_FIELDS };
       await sendList(
         ctx,
         deps,
@@ -117,7 +121,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         select: params.select,
         groups: groupRequest(params),
         format: params.format,
-        columns: fieldsOf('CurrentRelation'),
+        columns: RELATION_FIELDS,
       });
     });
   }

@@ -47,7 +47,9 @@ const rowOf = (source: Rowed) => source.row;
 export const ENTITY_SORT = sortParameter(ENTITY_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`; `updatedAt:desc` puts rows without `updatedAt` last');
 export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('environment'), cycleGroup];
 /** What every entity list takes beyond its filters: order, fields, groups. */
-const SHAPE = [ENTITY_SORT, selectParameter(fieldsOf('Entity')), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN, FORMAT] as const;
+/** What `select` can keep, and a CSV's columns without it. */
+const ENTITY_FIELDS = fieldsOf('Entity');
+const SHAPE = [ENTITY_SORT, selectParameter(ENTITY_FIELDS), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN, FORMAT] as const;
 
 /** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
 const SEARCH_QUERY = [...LIST, Q, IDS, TYPE, ENTITY_TYPE, PROFILE, UPDATED_SINCE, ...SHAPE] as const;
@@ -93,7 +95,7 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     groups: groupRequest(params),
     ids: p.ids && { asked: p.ids, fields: ['id', 'slug'] },
     format: params.format,
-    columns: fieldsOf('Entity'),
+    columns: ENTITY_FIELDS,
   });
 }
 

@@ -34,6 +34,9 @@ import { fieldsOf, ref } from './records.ts';
  */
 export const indexedThrough = (generation: GenerationDoc) => (generation.indexedAt ? { indexedThrough: generation.indexedAt } : {});
 
+/** What `select` can keep, and a CSV's columns without it. */
+const FIELDS = fieldsOf('Event');
+
 const GROUPS = [keyword('kind'), keyword('module'), keyword('package_id', 'packageId'), keyword('source_id', 'sourceId', 'sources'), cycleGroup];
 
 export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -50,7 +53,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     UNTIL,
     SINCE_INDEXED,
     sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
-    selectParameter(fieldsOf('Event')),
+    selectParameter(FIELDS),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
     FORMAT,
@@ -74,7 +77,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
       select: params.select,
       groups: groupRequest(params),
       format: params.format,
-      columns: fieldsOf('Event'),
+      columns: FIELDS,
     });
   });
 

@@ -22,6 +22,9 @@ import { groupRequest } from './list-request.ts';
 import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
+/** What `select` can keep, and a CSV's columns without it. */
+const FIELDS = fieldsOf('Killmail');
+
 /** Actors group by entity id (labelled with the entity's name); `killer` by the one killer of each kill. */
 const GROUPS = [
   keyword('system', 'systemId', 'entities'),
@@ -58,7 +61,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     UNTIL,
     SINCE_INDEXED,
     sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
-    selectParameter(fieldsOf('Killmail')),
+    selectParameter(FIELDS),
     groupByParameter(GROUPS, 'occurredAt'),
     INCLUDE_UNKNOWN,
     FORMAT,
@@ -82,7 +85,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
       select: params.select,
       groups: groupRequest(params),
       format: params.format,
-      columns: fieldsOf('Killmail'),
+      columns: FIELDS,
     });
   });
 

@@ -14,7 +14,8 @@ import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
 export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [...LIST, Q, IDS, SOURCE_KIND, selectParameter(fieldsOf('Source')), groupByParameter([keyword('kind'), cycleGroup]), INCLUDE_UNKNOWN, FORMAT] as const;
+  const fields = fieldsOf('Source');
+  const query = [...LIST, Q, IDS, SOURCE_KIND, selectParameter(fields), groupByParameter([keyword('kind'), cycleGroup]), INCLUDE_UNKNOWN, FORMAT] as const;
   const summary = 'Sources of the environment and those without one, by kind then id; across cycles unless `cycles`/`cycle` is given';
   route(router, '/v1/sources', { summary, query, answer: list(ref('Source')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
@@ -29,7 +30,7 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       select: params.select,
       groups: groupRequest(params),
       format: params.format,
-      columns: fieldsOf('Source'),
+      columns: fields,
       ids: params.id && { asked: params.id, fields: ['id'] },
     });
   });

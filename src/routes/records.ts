@@ -293,14 +293,9 @@ export const SCHEMAS = {
 
 export type SchemaName = keyof typeof SCHEMAS;
 
-const FIELDS = new Map<string, readonly string[]>();
-
-/** The top-level fields a record schema names (what `select` can keep), worked out once per list of names: list routes ask on every request. */
-export function fieldsOf(...names: SchemaName[]): readonly string[] {
-  const key = names.join();
-  let fields = FIELDS.get(key);
-  if (!fields) FIELDS.set(key, (fields = [...new Set(names.flatMap((name) => Object.keys((SCHEMAS[name] as { properties: object }).properties)))]));
-  return fields;
+/** The top-level fields a record schema names (what `select` can keep, and a CSV's columns without it). */
+export function fieldsOf(...names: SchemaName[]): string[] {
+  return [...new Set(names.flatMap((name) => Object.keys((SCHEMAS[name] as { properties: object }).properties)))];
 }
 
 /** A reference to a named schema. */
