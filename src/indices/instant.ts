@@ -52,7 +52,7 @@ function daysIn(year: number, month: number): number {
  * at most 23:59. Arithmetic, not Date round trips: the loader checks every timestamp of a load.
  */
 export function calendarMs(fields: CalendarFields): number | undefined {
-  const [y, mo, d, h, mi, s] = [fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second].map(Number) as [number, number, number, number, number, number];
+  const y = Number(fields.year), mo = Number(fields.month), d = Number(fields.day), h = Number(fields.hour), mi = Number(fields.minute), s = Number(fields.second);
   if (h > 23 || mi > 59 || s > 59 || mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo)) return undefined;
   const oh = Number(fields.offset?.hours ?? 0);
   const om = Number(fields.offset?.minutes ?? 0);
