@@ -11,7 +11,12 @@
  *    settings (0 replicas, refresh off, async translog), then finished like a load (settings
  *    restored, refresh, flush).
  *
- * Reported per file and in total: rows/s of both and their ratio (loader / raw).
+ * 4. Raw `_bulk` beside the floor: the same replay again, each file's while a worker thread does
+ *    the work no loader can skip on that file (read, gunzip, check, parse and hash every line;
+ *    load-floor.ts) on the same cores. Raw over that is the most a loader can reach here.
+ *
+ * Reported per file and in total: rows/s of both and their ratio (loader / raw), and the floor's
+ * bound (raw / raw beside the floor).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +28,7 @@ import { type LoadSummary, loadBundle } from '../loader/load-bundle.ts';
 import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
 import { indexName, parseIndexName } from '../src/indices/generation.ts';
+import { startFloor } from './load-floor.ts';
 import { type Log, round } from './support.ts';
 
 const CAPTURE_PREFIX = 'bench-raw';
@@ -40,6 +46,8 @@ export interface FileFigures {
   rawDocsPerSecond: number;
   /** Loader rows/s over raw docs/s. */
   ratio: number;
+  /** Raw seconds over raw seconds beside the floor's work on the file: the most a loader can reach. */
+  floorBound: number;
   /** Peak RSS of the loader process once this file was in. */
   loaderPeakRssMb: number;
 }
@@ -47,7 +55,7 @@ export interface FileFigures {
 export interface LoadBenchResult {
   bundle: { scale: number; rows: number; uncompressedMb: number };
   files: FileFigures[];
-  total: { rows: number; loaderSeconds: number; loaderRowsPerSecond: number; rawSeconds: number; rawDocsPerSecond: number; ratio: number };
+  total: { rows: number; loaderSeconds: number; loaderRowsPerSecond: number; rawSeconds: number; rawDocsPerSecond: number; ratio: number; floorSeconds: number; floorBound: number };
   loaderPeakRssMb: number;
   bulkRequests: number;
   bulkMbPerRequest: number;
@@ -108,8 +116,17 @@ export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, 
   });
 }
 
-/** Step 3: the captured bodies again, pre-built, `RAW_CONCURRENCY` in flight, index by index. */
-async function replay(client: Client, esUrl: string, generation: string, bodies: Captured[]): Promise<{ seconds: Map<string, number>; finishSeconds: number }> {
+/**
+ * Step 3: the captured bodies again, pre-built, `RAW_CONCURRENCY` in flight, index by index.
+ * Step 4 with `beside`: started with each index's clock, and awaited within it.
+ */
+async function replay(
+  client: Client,
+  esUrl: string,
+  generation: string,
+  bodies: Captured[],
+  beside?: (index: string) => Promise<unknown>,
+): Promise<{ seconds: Map<string, number>; finishSeconds: number }> {
   await deleteGeneration(client, CAPTURE_PREFIX, generation);
   for (const { name, mapping } of INDICES) await createIndex(client, indexName(CAPTURE_PREFIX, name, generation), mapping);
   const seconds = new Map<string, number>();
@@ -124,6 +141,7 @@ async function replay(client: Client, esUrl: string, generation: string, bodies:
     if (group.length) queue.push(Buffer.concat(group));
     if (queue.length === 0) continue;
     const started = performance.now();
+    const alongside = beside?.(name);
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const response = await fetch(`${esUrl}/${indexName(CAPTURE_PREFIX, name, generation)}/_bulk?filter_path=errors`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: next });
@@ -131,7 +149,7 @@ async function replay(client: Client, esUrl: string, generation: string, bodies:
         if (!response.ok || result.errors) throw new Error(`raw _bulk into ${name} failed (${response.status})`);
       }
     };
-    await Promise.all(Array.from({ length: RAW_CONCURRENCY }, worker));
+    await Promise.all([...Array.from({ length: RAW_CONCURRENCY }, worker), alongside]);
     seconds.set(name, (performance.now() - started) / 1000);
   }
   const started = performance.now();
@@ -150,9 +168,17 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
     await deleteAllGenerations(client, LOADER_PREFIX);
     log(`loader: ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s, peak RSS ${loaded.peakRssMb} MB; raw _bulk ...`);
     const raw = await replay(client, esUrl, generation, bodies);
+    log('raw _bulk beside the floor (read, check, parse and hash every line) ...');
+    const fileOf = (name: string) => loaded.files.find((f) => INDICES.find((d) => d.name === name)!.files.some((stem) => f.file === `${stem}.jsonl`))?.file;
+    const worker = await startFloor(dir);
+    const floor = await replay(client, esUrl, generation, bodies, (name) => {
+      const file = fileOf(name);
+      return file ? worker.run(file) : Promise.resolve();
+    }).finally(() => worker.close());
     const files: FileFigures[] = loaded.files.map((f) => {
       const name = INDICES.find((d) => d.files.some((stem) => f.file === `${stem}.jsonl`))!.name;
       const rawSeconds = raw.seconds.get(name) ?? 0;
+      const floorSeconds = floor.seconds.get(name) ?? 0;
       const docs = bodies.filter((b) => b.index === name).reduce((n, b) => n + b.docs, 0);
       const loaderRate = f.rows / f.seconds;
       const rawRate = docs / rawSeconds;
@@ -164,10 +190,12 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
         rawSeconds: round(rawSeconds),
         rawDocsPerSecond: Math.round(rawRate),
         ratio: round(loaderRate / rawRate),
+        floorBound: round(rawSeconds / floorSeconds),
         loaderPeakRssMb: f.peakRssMb,
       };
     });
     const rawSeconds = [...raw.seconds.values()].reduce((a, b) => a + b, 0) + raw.finishSeconds;
+    const floorSeconds = [...floor.seconds.values()].reduce((a, b) => a + b, 0) + floor.finishSeconds;
     const docs = bodies.reduce((n, b) => n + b.docs, 0);
     const bytes = bodies.reduce((n, b) => n + b.bytes, 0);
     const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as { files: { sizeBytes: number }[] };
@@ -181,6 +209,8 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
         rawSeconds: round(rawSeconds),
         rawDocsPerSecond: Math.round(docs / rawSeconds),
         ratio: round(loaded.rows / loaded.seconds / (docs / rawSeconds)),
+        floorSeconds: round(floorSeconds),
+        floorBound: round(rawSeconds / floorSeconds),
       },
       loaderPeakRssMb: loaded.peakRssMb,
       bulkRequests: bodies.length,

@@ -122,17 +122,23 @@ function firstSeenInstant(kept: readonly GenerationDoc[], now = Date.now()): str
   return toInstant(new Date(Math.max(now, after)).toISOString())!.text;
 }
 
+/** Ids per `mget` of the entity lookups (see `lookupEntities`). */
+const ENTITY_LOOKUP_IDS = 600;
+
 /** The context documents read of the generation being built (killmails: entities and relations). */
 function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: ReadonlyMap<string, IndexPlan>): LoadContext {
   const entityIndex = plans.get('entities')!.index;
   const relationIndex = plans.get('relations')!.index;
   return {
     cycleStarts,
-    // Realtime gets: the entities of this generation are readable before any refresh.
+    // Realtime gets: the entities of this generation are readable before any refresh. A batch
+    // names ~2,000 actors; one mget of them runs on one thread of Elasticsearch, parts of
+    // ENTITY_LOOKUP_IDS in parallel on all (killmails of the 1.5 M-row bundle: 2.5 → 2.0 s).
     async lookupEntities(ids) {
-      if (ids.length === 0) return new Map();
-      const response = await client.mget<{ row: Row }>({ index: entityIndex, ids: ids.map(documentId) });
-      return new Map(response.docs.flatMap((d) => ('found' in d && d.found && d._source ? [[String(d._source.row.id), d._source.row] as const] : [])));
+      const parts: string[][] = [];
+      for (let at = 0; at < ids.length; at += ENTITY_LOOKUP_IDS) parts.push(ids.slice(at, at + ENTITY_LOOKUP_IDS));
+      const responses = await Promise.all(parts.map((part) => client.mget<{ row: Row }>({ index: entityIndex, ids: part.map(documentId) })));
+      return new Map(responses.flatMap((r) => r.docs).flatMap((d) => ('found' in d && d.found && d._source ? [[String(d._source.row.id), d._source.row] as const] : [])));
     },
     // A search: the relations index is refreshed once loaded (see below).
     async lookupNpcKills(ids) {
