@@ -22,11 +22,11 @@ import { groupRequest } from './list-request.ts';
 import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
 
-/** Current rows group by their cycle and type; fallback rows (entities) have both too. */
 /** What `select` can keep, and a CSV's columns without it. */
 const ENTITY_FIELDS = fieldsOf('CurrentEntity', 'Entity');
 const RELATION_FIELDS = fieldsOf('CurrentRelation');
 
+/** Current rows group by their cycle and type; fallback rows (entities) have both too. */
 const ENTITY_QUERY = [
   ...LIST,
   Q,

@@ -46,9 +46,9 @@ const rowOf = (source: Rowed) => source.row;
 /** `sort` of entity lists and current entity collections. */
 export const ENTITY_SORT = sortParameter(ENTITY_SORTS, '`relevance` with `q`, else `label:asc`; `relevance` needs `q`; `updatedAt:desc` puts rows without `updatedAt` last');
 export const ENTITY_GROUPS: GroupField[] = [keyword('entityType'), keyword('environment'), cycleGroup];
-/** What every entity list takes beyond its filters: order, fields, groups. */
 /** What `select` can keep, and a CSV's columns without it. */
 const ENTITY_FIELDS = fieldsOf('Entity');
+/** What every entity list takes beyond its filters: order, fields, groups. */
 const SHAPE = [ENTITY_SORT, selectParameter(ENTITY_FIELDS), groupByParameter(ENTITY_GROUPS), INCLUDE_UNKNOWN, FORMAT] as const;
 
 /** Parameters of the entity lists; typed collections take no `type`, only characters take `profile`. */
@@ -111,30 +111,35 @@ const sourceOf = (s: Rowed) => (s.row.source ?? s.row) as Row;
 /** Facts group by their source's kind through the sources index (facts rows carry none). */
 const FACT_GROUPS: GroupField[] = [keyword('key'), keyword('confidence'), { name: 'sourceKind', field: 'sourceId', type: 'keyword', through: 'sourceKind' }, cycleGroup];
 
+/** Each subroute's record fields, named once for `select` and for CSV columns. */
+const FACT_FIELDS = fieldsOf('Fact');
+const RELATION_FIELDS = fieldsOf('Relation');
+const ENTITY_SOURCE_FIELDS = fieldsOf('EntitySource');
+
 const SUBROUTES = {
   facts: {
     index: 'facts',
     toRecord: undefined,
     summary: 'Facts',
     schema: ref('Fact'),
-    columns: fieldsOf('Fact'),
-    query: [LIMIT, CURSOR, CONFIDENCE, selectParameter(fieldsOf('Fact')), groupByParameter(FACT_GROUPS), INCLUDE_UNKNOWN, FORMAT],
+    columns: FACT_FIELDS,
+    query: [LIMIT, CURSOR, CONFIDENCE, selectParameter(FACT_FIELDS), groupByParameter(FACT_GROUPS), INCLUDE_UNKNOWN, FORMAT],
   },
   relations: {
     index: 'relations',
     toRecord: undefined,
     summary: 'Relations (as subject or object)',
     schema: ref('Relation'),
-    columns: fieldsOf('Relation'),
-    query: [LIMIT, CURSOR, selectParameter(fieldsOf('Relation')), groupByParameter([keyword('predicate'), keyword('confidence')]), INCLUDE_UNKNOWN, FORMAT],
+    columns: RELATION_FIELDS,
+    query: [LIMIT, CURSOR, selectParameter(RELATION_FIELDS), groupByParameter([keyword('predicate'), keyword('confidence')]), INCLUDE_UNKNOWN, FORMAT],
   },
   sources: {
     index: 'entity_sources',
     toRecord: sourceOf,
     summary: 'Sources',
     schema: ref('EntitySource'),
-    columns: fieldsOf('EntitySource'),
-    query: [LIMIT, CURSOR, selectParameter(fieldsOf('EntitySource')), groupByParameter([keyword('kind')]), INCLUDE_UNKNOWN, FORMAT],
+    columns: ENTITY_SOURCE_FIELDS,
+    query: [LIMIT, CURSOR, selectParameter(ENTITY_SOURCE_FIELDS), groupByParameter([keyword('kind')]), INCLUDE_UNKNOWN, FORMAT],
   },
 } as const;
 
