@@ -136,7 +136,6 @@ export function tokensOf(...values: unknown[]): string[] {
   const tokens: string[] = [];
   let seen: Set<string> | undefined;
   const add = (token: string) => {
-    if (token === '') return;
     if (seen) {
       if (seen.has(token)) return;
       seen.add(token);
@@ -150,17 +149,14 @@ export function tokensOf(...values: unknown[]): string[] {
     const value = str(candidate);
     if (value === undefined) continue;
     add(value);
-    for (const part of value.split(WORD_BREAKS)) add(part);
+    for (const part of words(value)) add(part);
   }
-  for (let i = 0; i < tokens.length; i++) if (tokens[i]!.length > 512) tokens[i] = tokens[i]!.slice(0, 512);
-  return tokens;
+  return tokens.map((t) => t.slice(0, 512));
 }
-
-const WORD_BREAKS = /[^\p{L}\p{N}]+/u;
 
 /** The words of a text: runs of letters and digits. Index tokens and `q` filters split alike. */
 export function words(text: string): string[] {
-  return text.split(WORD_BREAKS).filter(Boolean);
+  return text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 /** Registry placeholder labels (`Character 2112456789`, `Tribe 98000001`, `Gate 0x5e1f`): no real name is known yet. */
