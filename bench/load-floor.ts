@@ -6,7 +6,7 @@
  * what that replay then takes is the best any loader of this bundle could do on this machine.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openBundle } from '../loader/bundle.ts';
+import { type Bundle, openBundle } from '../loader/bundle.ts';
 import { checkIntegrity, lineHash } from '../loader/load-file.ts';
 import { readLines } from '../loader/read-lines.ts';
 import { createObjectStore } from '../src/store/object-store.ts';
@@ -26,7 +26,8 @@ export async function startFloor(dir: string): Promise<Floor> {
       worker.once('error', fail);
       worker.once('message', (message) => {
         worker.off('error', fail);
-        if (message instanceof Error || (message as { error?: string })?.error) reject(new Error(String((message as { error: string }).error)));
+        const failed = (message as { error?: string }).error;
+        if (failed !== undefined) reject(new Error(failed));
         else resolve(message);
       });
     });
@@ -43,8 +44,7 @@ export async function startFloor(dir: string): Promise<Floor> {
   };
 }
 
-async function readFile(dir: string, file: string): Promise<number> {
-  const bundle = await openBundle(dir, { store: createObjectStore() });
+async function readFile(bundle: Bundle, file: string): Promise<number> {
   const entry = bundle.files.get(file);
   if (!entry) throw new Error(`${file} is not in the bundle`);
   const stream = readLines(entry);
@@ -61,9 +61,10 @@ async function readFile(dir: string, file: string): Promise<number> {
 }
 
 if (!isMainThread && workerData?.loadFloorDir) {
-  const dir = workerData.loadFloorDir as string;
+  // Opened before 'ready': no file's clock pays for reading the manifest.
+  const bundle = await openBundle(workerData.loadFloorDir as string, { store: createObjectStore() });
   parentPort!.on('message', (file: string) => {
-    readFile(dir, file).then(
+    readFile(bundle, file).then(
       (lines) => parentPort!.postMessage(lines),
       (error: Error) => parentPort!.postMessage({ error: error.message }),
     );

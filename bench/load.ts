@@ -188,14 +188,16 @@ export async function benchLoad(options: { client: Client; esUrl: string; config
     log(`loader: ${loaded.rows} rows in ${loaded.seconds.toFixed(1)} s, peak RSS ${loaded.peakRssMb} MB; raw _bulk ...`);
     const raw = await replay(client, esUrl, generation, bodies);
     log('raw _bulk beside the floor (read, check, parse and hash every line) ...');
-    const fileOf = (name: string) => loaded.files.find((f) => INDICES.find((d) => d.name === name)!.files.some((stem) => f.file === `${stem}.jsonl`))?.file;
+    // The index each loaded file fed, and back.
+    const indexOf = new Map(loaded.files.map((f) => [f.file, INDICES.find((d) => d.files.some((stem) => f.file === `${stem}.jsonl`))!.name]));
+    const fileOf = new Map([...indexOf].map(([file, name]) => [name, file]));
     const worker = await startFloor(dir);
     const floor = await replay(client, esUrl, generation, bodies, (name) => {
-      const file = fileOf(name);
+      const file = fileOf.get(name);
       return file ? worker.run(file) : Promise.resolve();
     }).finally(() => worker.close());
     const files: FileFigures[] = loaded.files.map((f) => {
-      const name = INDICES.find((d) => d.files.some((stem) => f.file === `${stem}.jsonl`))!.name;
+      const name = indexOf.get(f.file)!;
       const rawSeconds = raw.seconds.get(name) ?? 0;
       const floorSeconds = floor.seconds.get(name) ?? 0;
       const docs = bodies.filter((b) => b.index === name).reduce((n, b) => n + b.docs, 0);
