@@ -1,7 +1,7 @@
 /**
  * The Koa application: middleware in order, then every route family.
  *
- *   request log → observe → CORS → errors → request line → rate limit → caching → (response cache) → compression → static pages → routes → 404
+ *   request log → observe → CORS → errors → request line → rate limit → caching → (response cache: repeats) → compression → static pages → routes → 404
  *
  * The request log, CORS and timing sit outside the error handler so error responses carry
  * them too. The rate limit comes before anything that costs work (its 429 is rendered by the
@@ -86,8 +86,13 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRo
   app.use(caching());
   if (limits.responseCache) {
     const responses = { cache: limits.responseCache, live: async () => (await deps.search.live())?.generation };
-    app.use((ctx, next) => {
+    app.use(async (ctx, next) => {
       ctx.state.responses = responses;
+      // A repeat of a URL already served is answered here, before compression, pages and routing.
+      if ((ctx.method === 'GET' || ctx.method === 'HEAD') && responses.cache.knows(ctx.url)) {
+        const live = await responses.live().catch(() => undefined);
+        if (live !== undefined && responses.cache.answerKnown(ctx, live)) return;
+      }
       return next();
     });
   }

@@ -8,18 +8,30 @@
  * waited and never kept.
  *
  * Memory is bounded in bytes (lru-cache `maxSize`); a swap clears it, and old keys could never
- * match again anyway. What it does not do: streams (exports, downloads) and non-200 answers pass
- * through; rate limits and admission are decided before (a hit costs the client's budget what a
+ * match again anyway.
+ *
+ * A repeat is answered before routing (`answerKnown`): the canonical key is a pure function of
+ * the URL (the route it matches, its parameters as validated), so the key a URL was last served
+ * under is remembered, and a repeat of that URL is answered without matching the router again,
+ * validating its parameters or serialising its key. Profiled on a `group_by` hit, routing and
+ * validation were a quarter of the hit's cost. Only URLs that validated are remembered (a
+ * request that failed never reaches the cache).
+ *
+ * What it does not do: streams (exports, downloads) and non-200 answers pass through; rate limits and admission are decided before (a hit costs the client's budget what a
  * miss does; it never takes an admission slot, reaching no Elasticsearch).
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
+import { routePattern, setRoutePattern } from './middleware/observe.ts';
 
 /** Encodings a kept answer is stored in, in the order of preference koa-compress uses (zstd aside). */
 const ENCODINGS = ['br', 'gzip', 'deflate', 'identity'] as const;
 type Encoding = (typeof ENCODINGS)[number];
+/** URLs whose keys are remembered (`answerKnown`), and the longest remembered: a few MB of URLs and keys at most. */
+const KNOWN_URLS = 4096;
+const KNOWN_URL_LENGTH = 512;
 /** Below this many bytes an answer is sent as it is (koa-compress's threshold). */
 const THRESHOLD = 1024;
 
@@ -57,6 +69,10 @@ export interface ResponseCache {
    * generation and the encoding are added here.
    */
   serve(ctx: Context, generation: string, key: string, produce: () => Promise<void>): Promise<void>;
+  /** Whether `url` was served before (its key is remembered): `answerKnown` may answer it. */
+  knows(url: string): boolean;
+  /** Answers a URL served before from what is kept for `generation`, before routing; false when nothing is (then route it). */
+  answerKnown(ctx: Context, generation: string): boolean;
   stats(): CacheStats;
 }
 
@@ -92,6 +108,12 @@ export function createResponseCache(maxBytes: number): ResponseCache {
   });
   const inFlight = new Map<string, Promise<Answer | undefined>>();
   let generationSeen: string | undefined;
+  /** URL → the canonical key and route pattern it was served under; emptied when full (URLs carry ids and search text, so they are countless). */
+  const known = new Map<string, { key: string; route: string }>();
+
+  /** An answer of a generation (shared by the requests in flight), and an entry: that answer in one encoding. */
+  const answerKeyOf = (generation: string, key: string) => `${generation}\u0000${key}`;
+  const entryKeyOf = (answerKey: string, encoding: Encoding) => `${answerKey}\u0000${encoding}`;
 
   async function encode(answer: Answer, encoding: Encoding): Promise<Entry> {
     if (encoding === 'identity' || answer.body.length < THRESHOLD) return { ...answer, encoding: 'identity' };
@@ -116,9 +138,13 @@ export function createResponseCache(maxBytes: number): ResponseCache {
         generationSeen = generation;
         cache.clear();
       }
-      const answerKey = `${generation}\u0000${key}`;
+      if (ctx.url.length <= KNOWN_URL_LENGTH) {
+        if (known.size >= KNOWN_URLS) known.clear();
+        known.set(ctx.url, { key, route: routePattern(ctx) });
+      }
+      const answerKey = answerKeyOf(generation, key);
       const encoding = encodingOf(ctx);
-      const entryKey = `${answerKey}\u0000${encoding}`;
+      const entryKey = entryKeyOf(answerKey, encoding);
       const kept = cache.get(entryKey);
       if (kept) {
         stats.hits += 1;
@@ -141,6 +167,17 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       } finally {
         inFlight.delete(answerKey);
       }
+    },
+    knows: (url) => known.has(url),
+    answerKnown(ctx, generation) {
+      const url = known.get(ctx.url);
+      // After a swap the kept answers are another generation's: `serve` clears them first.
+      const kept = url && generation === generationSeen ? cache.get(entryKeyOf(answerKeyOf(generation, url.key), encodingOf(ctx))) : undefined;
+      if (!kept) return false;
+      stats.hits += 1;
+      setRoutePattern(ctx, url!.route);
+      send(ctx, kept);
+      return true;
     },
     stats: () => ({ ...stats, bytes: cache.calculatedSize, entries: cache.size }),
   };

@@ -21,6 +21,7 @@ import { gzipSync } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 import { notModified } from './conditional.ts';
+import { setRoutePattern } from './middleware/observe.ts';
 
 /** Where web/build.ts writes the pages. */
 export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -91,7 +92,7 @@ export function staticPages({ dir = WEB_DIST }: StaticPagesOptions = {}): Middle
       // The same URL answers JSON or a redirect depending on Accept: caches must keep them apart.
       ctx.vary('Accept');
       if (ctx.accepts('json', 'html') === 'html') {
-        setRoute(ctx, '/');
+        setRoutePattern(ctx, '/');
         ctx.status = 302;
         ctx.redirect('/explorer/');
         ctx.set('Cache-Control', 'no-cache');
@@ -103,7 +104,7 @@ export function staticPages({ dir = WEB_DIST }: StaticPagesOptions = {}): Middle
     if (!page) return next();
     const rest = ctx.path.slice(page.length + 2);
     if (rest === '') {
-      setRoute(ctx, `/${page}/`);
+      setRoutePattern(ctx, `/${page}/`);
       // `/explorer` → `/explorer/` (the request-path middleware already dropped a trailing slash).
       if (!ctx.originalUrl.split('?')[0]!.endsWith('/')) {
         ctx.status = 301;
@@ -115,7 +116,7 @@ export function staticPages({ dir = WEB_DIST }: StaticPagesOptions = {}): Middle
       return send(ctx, index, 'text/html; charset=utf-8', 'no-cache');
     }
     const [folder, name, ...more] = rest.split('/');
-    setRoute(ctx, `/${page}/assets/{file}`);
+    setRoutePattern(ctx, `/${page}/assets/{file}`);
     if (folder !== 'assets' || name === undefined || more.length > 0 || !ASSET_NAME.test(name) || name.startsWith('.')) throw ApiError.notFound();
     const file = path.join(dir, page, 'assets', name);
     const asset = await load(file);
@@ -146,9 +147,4 @@ function send(ctx: Context, asset: Asset, type: string, cacheControl: string): v
 
 function typeOf(file: string): string {
   return TYPES[path.extname(file)] ?? 'application/octet-stream';
-}
-
-/** The request log and metrics label requests by route pattern, never by raw URL. */
-function setRoute(ctx: Context, pattern: string): void {
-  (ctx as Context & { _matchedRoute?: string })._matchedRoute = pattern;
 }

@@ -96,6 +96,30 @@ describe('the response cache', () => {
     }
   });
 
+  it('answers a repeat before routing as the route would: labelled by its route, HEAD without a body, other URLs still validated', async () => {
+    const url = '/v1/killmails?limit=7&cycles=all';
+    const first = await gw.get(url);
+    const count = async () => {
+      const lines = (await gw.get('/metrics')).text.split('\n').filter((l) => l.startsWith(`${gw.config.metricsPrefix}_http_request_duration_seconds_count{`));
+      const line = lines.find((l) => ['route="/v1/killmails"', 'method="GET"', 'status="200"'].every((label) => l.includes(label)));
+      return Number(line?.split(' ').at(-1) ?? NaN);
+    };
+    const before = await count();
+    const hits = await metric('response_cache_hits_total');
+    for (let i = 0; i < 3; i++) expect((await gw.get(url)).text).toBe(first.text);
+    expect(await count()).toBe(before + 3);
+    expect(await metric('response_cache_hits_total')).toBe(hits + 3);
+    // HEAD of an answer kept in that encoding: its headers, no body.
+    await gw.get(url, { headers: { 'accept-encoding': 'identity' } });
+    const head = await fetch(`${gw.url}${url}`, { method: 'HEAD', headers: { 'accept-encoding': 'identity' } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(first.text)));
+    expect(await head.text()).toBe('');
+    // The same route with a parameter it refuses is still routed and validated.
+    const refused = await gw.get('/v1/killmails?limit=0&cycles=all');
+    expect(refused.status).toBe(400);
+  });
+
   it('answers 304 from a hit to the ETag of the answer', async () => {
     const first = await gw.get('/v1/events?limit=5');
     const etag = first.headers.get('etag')!;

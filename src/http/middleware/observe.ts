@@ -7,6 +7,11 @@ export function routePattern(ctx: Context): string {
   return String((ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched');
 }
 
+/** Names the route of a request no router matched (pages, answers given before routing): the request log and metrics label requests by route pattern, never by raw URL. */
+export function setRoutePattern(ctx: Context, pattern: string): void {
+  (ctx as Context & { _matchedRoute?: string })._matchedRoute = pattern;
+}
+
 export function observeRequests(metrics: Metrics): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
