@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { checkPosition, cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
+import { checkPosition, cursorScope, decodeCursor, encodeCursor, mac } from '../../src/query/cursor.ts';
 import { sortKinds } from '../../src/query/list.ts';
 
 const scope = cursorScope('/v1/entities', { environment: 'stillness', q: undefined, scope: { kind: 'default' } });
@@ -55,6 +55,13 @@ describe('cursor codec', () => {
     expect(badCursor(() => decodeCursor(forged, scope, KEY)).message).toMatch(/altered/);
     expect(badCursor(() => decodeCursor(encoded, scope, 'another-key')).details).toEqual({ parameter: 'cursor' });
     expect(badCursor(() => decodeCursor(payload, scope, KEY)).details).toEqual({ parameter: 'cursor' });
+  });
+
+  it('signs with HMAC-SHA256, as createHmac computes it, for keys shorter and longer than a block and in any script', () => {
+    const payloads = ['', 'eyJ2IjoyfQ', 'x'.repeat(1000)];
+    for (const key of [KEY, '', 'k', 'k'.repeat(64), 'k'.repeat(65), 'k'.repeat(500), 'ключ-鍵-🔑'.repeat(9)]) {
+      for (const payload of payloads) expect(mac(payload, key)).toEqual(createHmac('sha256', key).update(payload).digest().subarray(0, 16));
+    }
   });
 
   it.each([
