@@ -12,10 +12,14 @@
  * reaches on these cores, and the CPU milliseconds per request of the gateway and of the hop.
  *
  * Then the response cache (on, as by default): repeated reads (the first page of events, a
- * `group_by`, an entity) against the `/v1/health` floor measured beside them; and single
+ * `group_by`, an entity) against the `/v1/health` floor measured beside them, and against the
+ * same bodies answered from memory by a bare Node server (bench/fixed-answer.ts: what sending
+ * that many bytes costs any process on these cores; an events page is 48 KB); and single
  * flight: 256 identical cold requests at once, the Elasticsearch searches they caused counted
  * by Elasticsearch itself (`_stats/search` of the index read).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
@@ -61,6 +65,11 @@ export interface CachedFigures {
   health: number;
   /** Hit requests/s over the health floor (goal ≥ 0.8). */
   ofHealth: number;
+  /** The same body answered from memory by a bare Node server (bench/fixed-answer.ts): requests/s, and the hits' share of it. */
+  fixed: number;
+  ofFixed: number;
+  /** CPU milliseconds per request of the gateway: a hit, and `/v1/health`. */
+  cpuMs: { hit: number; health: number };
 }
 
 export interface HttpBenchResult {
@@ -193,25 +202,48 @@ async function benchCache(client: Client, esUrl: string, dir: string, live: Gene
   const entity = (await readAllRows(dir, 'entities.jsonl')).find((r) => r.environment === 'stillness')!;
   const repeated = [`/v1/events?limit=${LIMIT}`, '/v1/events?group_by=kind', `/v1/entities/${encodeURIComponent(String(entity.id))}`];
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX });
+  // The hits' exact bodies (autocannon asks no encoding: the plain answer), for the bare server.
+  const bodies = Object.fromEntries(await Promise.all(repeated.map(async (route) => [route, Buffer.from(await (await fetch(`${gateway.url}${route}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer()).toString('base64')])));
+  const work = await mkdtemp(path.join(tmpdir(), 'bench-answers-'));
+  await writeFile(path.join(work, 'answers.json'), JSON.stringify(bodies));
+  const fixed = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'fixed-answer.ts'), { ANSWERS_FILE: path.join(work, 'answers.json') });
   try {
-    const runs = new Map<string, { gateway: LoadFigures[]; health: number[] }>();
+    const costed = async (target: Target) => {
+      const before = await cpuSeconds(gateway.pid);
+      const figures = await drive(target, seconds);
+      return { figures, cpuMs: (((await cpuSeconds(gateway.pid)) - before) * 1000) / Math.max(1, figures.requests) };
+    };
+    const runs = new Map<string, { gateway: LoadFigures[]; health: number[]; fixed: number[]; cpuMs: { hit: number[]; health: number[] } }>();
     for (const route of repeated) await drive({ url: gateway.url, requests: [{ path: route }] }, 1);
     for (let r = 0; r < rounds; r += 1) {
       for (const route of repeated) {
-        const h = await drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
-        const g = await drive({ url: gateway.url, requests: [{ path: route }] }, seconds);
-        const run = runs.get(route) ?? { gateway: [], health: [] };
-        run.gateway.push(g);
-        run.health.push(h.requestsPerSecond);
+        const h = await costed({ url: gateway.url, requests: [{ path: '/v1/health' }] });
+        const g = await costed({ url: gateway.url, requests: [{ path: route }] });
+        const f = await drive({ url: fixed.url, requests: [{ path: route }] }, seconds);
+        const run = runs.get(route) ?? { gateway: [], health: [], fixed: [], cpuMs: { hit: [], health: [] } };
+        run.gateway.push(g.figures);
+        run.health.push(h.figures.requestsPerSecond);
+        run.fixed.push(f.requestsPerSecond);
+        run.cpuMs.hit.push(g.cpuMs);
+        run.cpuMs.health.push(h.cpuMs);
         runs.set(route, run);
-        log(`${route} (cached): ${g.requestsPerSecond} req/s (p50 ${g.p50Ms} ms), health ${h.requestsPerSecond}`);
+        log(`${route} (cached): ${g.figures.requestsPerSecond} req/s (p50 ${g.figures.p50Ms} ms, ${round(g.cpuMs, 3)} CPU ms), health ${h.figures.requestsPerSecond} (${round(h.cpuMs, 3)} CPU ms), the same body from a bare server ${f.requestsPerSecond}`);
       }
     }
     const cached = [...runs].map(([route, run]): CachedFigures => {
       const g = run.gateway.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
       const rps = mean(run.gateway.map((f) => f.requestsPerSecond));
       const h = mean(run.health);
-      return { route, gateway: { ...g, requestsPerSecond: Math.round(rps) }, health: Math.round(h), ofHealth: round(rps / h) };
+      const f = mean(run.fixed);
+      return {
+        route,
+        gateway: { ...g, requestsPerSecond: Math.round(rps) },
+        health: Math.round(h),
+        ofHealth: round(rps / h),
+        fixed: Math.round(f),
+        ofFixed: round(rps / f),
+        cpuMs: { hit: round(mean(run.cpuMs.hit), 3), health: round(mean(run.cpuMs.health), 3) },
+      };
     });
     // A request nobody asked before (its own kind filter), 256 times at once.
     const cold = '/v1/events?limit=37&kind=character.created&cycles=all';
@@ -223,5 +255,7 @@ async function benchCache(client: Client, esUrl: string, dir: string, live: Gene
     return { cached, coalescing };
   } finally {
     await gateway.stop();
+    await fixed.stop();
+    await rm(work, { recursive: true, force: true });
   }
 }

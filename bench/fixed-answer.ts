@@ -1,0 +1,25 @@
+/**
+ * The floor of answering from memory: a bare `node:http` server that answers each path with
+ * bytes it was given, whole, with a type and a length, and does nothing else. The http benchmark
+ * gives it the exact bodies of the repeated reads it measures, so a cache hit can be set against
+ * what any Node process pays to send that many bytes on these cores, beside `/v1/health` (whose
+ * body is a few hundred bytes).
+ *
+ * `ANSWERS_FILE=<json {path: base64 body}> node bench/fixed-answer.ts` prints
+ * `listening on http://127.0.0.1:<port>/v1` (as the gateway does).
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+
+const answers = new Map(Object.entries(JSON.parse(readFileSync(process.env.ANSWERS_FILE!, 'utf8')) as Record<string, string>).map(([path, body]) => [path, Buffer.from(body, 'base64')]));
+
+const server = http.createServer((req, res) => {
+  const body = answers.get(req.url ?? '');
+  if (!body) return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }).end(body);
+});
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as { port: number };
+  console.log(`listening on http://127.0.0.1:${port}/v1`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
