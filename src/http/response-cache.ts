@@ -17,8 +17,9 @@
  * validation were a quarter of the hit's cost. Only URLs that validated are remembered (a
  * request that failed never reaches the cache).
  *
- * What it does not do: streams (exports, downloads) and non-200 answers pass through; rate limits and admission are decided before (a hit costs the client's budget what a
- * miss does; it never takes an admission slot, reaching no Elasticsearch).
+ * What it does not do: streams (exports, downloads) and non-200 answers pass through; rate
+ * limits and admission are decided before (a hit costs the client's budget what a miss does; it
+ * never takes an admission slot, reaching no Elasticsearch).
  */
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
