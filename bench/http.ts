@@ -129,12 +129,6 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   try {
     const all = await cases(dir, live.currentCycle);
     const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
-    /** A run and the CPU milliseconds per request of the process `pid` during it. */
-    const costed = async (pid: number, target: Target) => {
-      const before = await cpuSeconds(pid);
-      const figures = await drive(target, seconds);
-      return { figures, cpuMs: (((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, figures.requests) };
-    };
     // Warm every side once (JIT, caches, connections) before anything is measured.
     for (const c of all) {
       await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, 1);
@@ -146,11 +140,11 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
       for (const c of all) {
         const h = await health();
         healths.push(h);
-        const g = await costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) });
+        const g = await costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
         const target = concreteIndex(PREFIX, live, c.index);
         const direct = c.bodies.map((b) => ({ path: searchPath(target), method: 'POST' as const, body: JSON.stringify(b) }));
         const d = await drive({ url: esUrl, requests: direct }, seconds);
-        const o = await costed(hop.pid, { url: hop.url, requests: direct });
+        const o = await costed(hop.pid, { url: hop.url, requests: direct }, seconds);
         const run = runs.get(c.route) ?? { gateway: [], direct: [], hop: [], health: [], cpuMs: { gateway: [], hop: [] } };
         run.gateway.push(g.figures);
         run.direct.push(d);
@@ -191,6 +185,13 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   return { bundle: { scale, entities }, seconds, rounds, ...uncached, cached, coalescing };
 }
 
+/** A run of `seconds` against `target`, and the CPU milliseconds per request of the process `pid` during it. */
+async function costed(pid: number, target: Target, seconds: number): Promise<{ figures: LoadFigures; cpuMs: number }> {
+  const before = await cpuSeconds(pid);
+  const figures = await drive(target, seconds);
+  return { figures, cpuMs: (((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, figures.requests) };
+}
+
 /** Searches Elasticsearch has run on an index (its own counter). */
 async function searches(client: Client, index: string): Promise<number> {
   const stats = await client.indices.stats({ index, metric: 'search' });
@@ -208,17 +209,12 @@ async function benchCache(client: Client, esUrl: string, dir: string, live: Gene
   await writeFile(path.join(work, 'answers.json'), JSON.stringify(bodies));
   const fixed = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'fixed-answer.ts'), { ANSWERS_FILE: path.join(work, 'answers.json') });
   try {
-    const costed = async (target: Target) => {
-      const before = await cpuSeconds(gateway.pid);
-      const figures = await drive(target, seconds);
-      return { figures, cpuMs: (((await cpuSeconds(gateway.pid)) - before) * 1000) / Math.max(1, figures.requests) };
-    };
     const runs = new Map<string, { gateway: LoadFigures[]; health: number[]; fixed: number[]; cpuMs: { hit: number[]; health: number[] } }>();
     for (const route of repeated) await drive({ url: gateway.url, requests: [{ path: route }] }, 1);
     for (let r = 0; r < rounds; r += 1) {
       for (const route of repeated) {
-        const h = await costed({ url: gateway.url, requests: [{ path: '/v1/health' }] });
-        const g = await costed({ url: gateway.url, requests: [{ path: route }] });
+        const h = await costed(gateway.pid, { url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
+        const g = await costed(gateway.pid, { url: gateway.url, requests: [{ path: route }] }, seconds);
         const f = await drive({ url: fixed.url, requests: [{ path: route }] }, seconds);
         const run = runs.get(route) ?? { gateway: [], health: [], fixed: [], cpuMs: { hit: [], health: [] } };
         run.gateway.push(g.figures);
