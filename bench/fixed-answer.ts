@@ -5,15 +5,22 @@
  * what any Node process pays to send that many bytes on these cores, beside `/v1/health` (whose
  * body is a few hundred bytes).
  *
- * `ANSWERS_FILE=<json {path: base64 body}> node bench/fixed-answer.ts` prints
+ * The overload benchmark uses it as the floor of refusing: with `REFUSE=<base64 body>` every
+ * request is answered 503 with that body and `Retry-After: 1`, as admission control answers.
+ *
+ * `ANSWERS_FILE=<json {path: base64 body}> node bench/fixed-answer.ts` (or `REFUSE=…`) prints
  * `listening on http://127.0.0.1:<port>/v1` (as the gateway does).
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-const answers = new Map(Object.entries(JSON.parse(readFileSync(process.env.ANSWERS_FILE!, 'utf8')) as Record<string, string>).map(([path, body]) => [path, Buffer.from(body, 'base64')]));
+const refusal = process.env.REFUSE === undefined ? undefined : Buffer.from(process.env.REFUSE, 'base64');
+const answers = new Map(
+  refusal ? [] : Object.entries(JSON.parse(readFileSync(process.env.ANSWERS_FILE!, 'utf8')) as Record<string, string>).map(([path, body]) => [path, Buffer.from(body, 'base64')]),
+);
 
 const server = http.createServer((req, res) => {
+  if (refusal) return void res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': refusal.length, 'retry-after': '1' }).end(refusal);
   const body = answers.get(req.url ?? '');
   if (!body) return void res.writeHead(404).end();
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }).end(body);

@@ -29,9 +29,11 @@ import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
-import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT } from '../src/config.ts';
+import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
+import { ApiError } from '../src/errors.ts';
+import { createMeta, toErrorBody } from '../src/http/envelope.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
-import { type Gateway, type LoadFigures, type Log, cpuSeconds, drive, mean, mergesSettled, round, rssMb, spawnGateway, typo } from './support.ts';
+import { type Gateway, type LoadFigures, type Log, cpuSeconds, drive, mean, mergesSettled, round, rssMb, spawnGateway, spawnListener, typo } from './support.ts';
 
 const PREFIX = 'bench-overload';
 const POLITE_RATE = 20;
@@ -89,6 +91,13 @@ export interface OverloadBenchResult {
     crowdOfBound: number | undefined;
     /** Cores Elasticsearch kept busy at the bound and in the crowd (defaults), when it runs here. */
     esCores?: { atSlots: number; crowd: number; crowdOfBound: number };
+    /**
+     * The same closed loop at the configured slots while the crowd is answered beside it by a
+     * bare server that refuses every request at once (bench/fixed-answer.ts): the bound once the
+     * crowd's refusals are answered, and the crowd generated, on the cores Elasticsearch shares
+     * — which the closed loop alone leaves out. The crowd's goodput and admitted p99 over its own.
+     */
+    besideRefusals: { requestsPerSecond: number; p50Ms: number; p99Ms: number; cores: { gateway: number; clients: number; elasticsearch?: number }; crowdOfIt: number; admittedP99OverIt: number };
   };
   unloaded: LoadFigures;
   politeAlone: ClientFigures;
@@ -100,8 +109,11 @@ export interface OverloadBenchResult {
     politeP99OverAlone: { limited: number; unlimited: number; fresh: number };
     politeP50OverAlone: { limited: number; fresh: number };
   };
-  /** `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the answer's purpose). */
-  crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number } };
+  /**
+   * `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the
+   * answer's purpose). `fifo`: the defaults but `ES_QUEUE_ORDER=fifo`, what the adaptive order buys.
+   */
+  crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; fifo: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number; fifo: number } };
   requestLog: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
 }
 
@@ -233,14 +245,14 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     maxOutstanding: 64,
   }));
 
-  const scenario = async (limited: boolean, plans: ClientPlan[]): Promise<ScenarioFigures> => {
-    gateway = await open(limited);
+  const scenario = async (limited: boolean, plans: ClientPlan[], extra: Record<string, string> = {}): Promise<ScenarioFigures> => {
+    gateway = await open(limited, extra);
     try {
       // Warm: JIT, the live-generation cache, connections.
       await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
       const { result, rss, cores } = await measured(gateway.pid, esPids, () => runOpenLoop(gateway.url, plans, seconds));
       return {
-        settings: limited ? 'defaults' : 'RATE_LIMIT=off, ES_MAX_IN_FLIGHT=off',
+        settings: [limited ? 'defaults' : 'RATE_LIMIT=off, ES_MAX_IN_FLIGHT=off', ...Object.entries(extra).map(([k, v]) => `${k}=${v}`)].join(', '),
         seconds,
         clients: result.clients,
         ok: result.ok,
@@ -250,6 +262,26 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
       };
     } finally {
       await gateway.stop();
+    }
+  };
+
+  /** The closed loop at the configured slots (no limits), while the crowd is refused by a bare server. */
+  const boundBesideRefusals = async () => {
+    gateway = await open(false);
+    const refuser = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'fixed-answer.ts'), {
+      REFUSE: Buffer.from(JSON.stringify(toErrorBody(ApiError.overloaded(), createMeta(config.registryName)))).toString('base64'),
+    });
+    try {
+      await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
+      const refuserCpu = await cpuSeconds(refuser.pid);
+      const { result, cores } = await measured(gateway.pid, esPids, async () => {
+        const [figures] = await Promise.all([drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, seconds, DEFAULT_ES_MAX_IN_FLIGHT), runOpenLoop(refuser.url, crowdPlans, seconds)]);
+        return figures;
+      });
+      // The gateway's cores and the refuser's together: both answer this crowd's requests.
+      return { figures: result, cores: { ...cores, gateway: round(cores.gateway + ((await cpuSeconds(refuser.pid)) - refuserCpu) / seconds) } };
+    } finally {
+      await Promise.all([gateway.stop(), refuser.stop()]);
     }
   };
 
@@ -267,11 +299,15 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     limited: await scenario(true, crowdPlans),
     unlimited: await scenario(false, crowdPlans),
     honoring: await scenario(true, crowdPlans.map((plan) => ({ ...plan, honorRetryAfter: true }))),
+    fifo: await scenario(true, crowdPlans, { ES_QUEUE_ORDER: 'fifo' }),
   };
   const admittedP99 = (s: ScenarioFigures) => s.ok.p99;
   for (const [name, s] of Object.entries(crowd)) {
     log(`  crowd (${name}): goodput ${s.goodputOfCapacity} of capacity, admitted p99 ${admittedP99(s)} ms (${s.ok.count} answers), RSS ${JSON.stringify(s.gatewayRssMb)}, cores ${JSON.stringify(s.cores)}`);
   }
+  log('overload: the bound beside the crowd, the crowd refused by a bare server');
+  const beside = await boundBesideRefusals();
+  log(`  ${beside.figures.requestsPerSecond} req/s, p50 ${beside.figures.p50Ms} ms, p99 ${beside.figures.p99Ms} ms, cores ${JSON.stringify(beside.cores)}`);
 
   log('overload: request log cost');
   const logOn = await spawnGateway({ ...env, LOG_LEVEL: 'info' });
@@ -308,6 +344,14 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         crowd.limited.cores.elasticsearch !== undefined && {
           esCores: { atSlots: atSlots.esCores, crowd: crowd.limited.cores.elasticsearch, crowdOfBound: round(crowd.limited.cores.elasticsearch / atSlots.esCores) },
         }),
+      besideRefusals: {
+        requestsPerSecond: beside.figures.requestsPerSecond,
+        p50Ms: beside.figures.p50Ms,
+        p99Ms: beside.figures.p99Ms,
+        cores: beside.cores,
+        crowdOfIt: round(crowd.limited.ok.count / seconds / beside.figures.requestsPerSecond),
+        admittedP99OverIt: round(admittedP99(crowd.limited) / beside.figures.p99Ms),
+      },
     },
     unloaded,
     politeAlone: alone,
@@ -316,7 +360,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
       politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99), fresh: round(politeP99(greedy.fresh) / alone.ok.p99) },
       politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50) },
     },
-    crowd: { ...crowd, admittedP99OverUnloaded: { limited: round(admittedP99(crowd.limited) / unloaded.p99Ms), unlimited: round(admittedP99(crowd.unlimited) / unloaded.p99Ms), honoring: round(admittedP99(crowd.honoring) / unloaded.p99Ms) } },
+    crowd: { ...crowd, admittedP99OverUnloaded: { limited: round(admittedP99(crowd.limited) / unloaded.p99Ms), unlimited: round(admittedP99(crowd.unlimited) / unloaded.p99Ms), honoring: round(admittedP99(crowd.honoring) / unloaded.p99Ms), fifo: round(admittedP99(crowd.fifo) / unloaded.p99Ms) } },
     requestLog: { health: cost('health'), entities: cost('entities') },
   };
 }

@@ -71,6 +71,8 @@ export interface Config {
   esMaxInFlight: number | undefined;
   esQueue: number;
   esQueueMs: number;
+  /** `adaptive`: newest first while the queue stands (src/search/admission.ts); `fifo`: always in arrival order. */
+  esQueueOrder: QueueOrder;
   /** Bytes the response cache may hold (`RESPONSE_CACHE`, in MB); undefined = `off`. */
   responseCacheBytes: number | undefined;
   /** Rows a list asked as a file (`format=csv|ndjson`) holds at most (`DOWNLOAD_MAX_ROWS`). */
@@ -117,6 +119,9 @@ export interface RateLimit {
   burst: number;
   windowSeconds: number;
 }
+
+export type QueueOrder = 'adaptive' | 'fifo';
+const QUEUE_ORDERS: readonly QueueOrder[] = ['adaptive', 'fifo'];
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_CYCLE_STARTS = '5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z';
@@ -296,6 +301,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const esQueueOrder = str(env, 'ES_QUEUE_ORDER', 'adaptive') as QueueOrder;
+  if (!QUEUE_ORDERS.includes(esQueueOrder)) {
+    throw new ConfigError(`ES_QUEUE_ORDER must be one of ${QUEUE_ORDERS.join(', ')}, got "${esQueueOrder}"`);
+  }
   const indexPrefix = str(env, 'INDEX_PREFIX', 'registry');
   if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(indexPrefix)) {
     throw new ConfigError(`INDEX_PREFIX must be lowercase letters, digits, "-" or "_", got "${indexPrefix}"`);
@@ -335,6 +344,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esMaxInFlight: countOrOff(env, 'ES_MAX_IN_FLIGHT', DEFAULT_ES_MAX_IN_FLIGHT, 10_000),
     esQueue: int(env, 'ES_QUEUE', DEFAULT_ES_QUEUE, 0, 100_000)!,
     esQueueMs: int(env, 'ES_QUEUE_MS', 1000, 1, 600_000)!,
+    esQueueOrder,
     responseCacheBytes: mebibytesOrOff(env, 'RESPONSE_CACHE', DEFAULT_RESPONSE_CACHE_MB),
     keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
     downloadMaxRows: int(env, 'DOWNLOAD_MAX_ROWS', DEFAULT_DOWNLOAD_MAX_ROWS, 1, 10_000_000)!,

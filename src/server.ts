@@ -54,7 +54,7 @@ export class ListenError extends Error {
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
   const { logger, flush } = createLogger(config.logLevel, options.logDestination);
   const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
-  const admission = config.esMaxInFlight === undefined ? undefined : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs });
+  const admission = config.esMaxInFlight === undefined ? undefined : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive' });
   const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({

@@ -19,6 +19,17 @@
  * - a freed slot goes to the waiting client with the fewest requests in flight (the oldest
  *   request among equals), so a polite client's request is served before a greedy backlog.
  *
+ * Under sustained overload the queue changes order (adaptive LIFO and controlled delay, as in
+ * Maurer, "Fail at Scale", ACM Queue 2015). A queue that has not drained for `STANDING_MS` is
+ * standing, not a burst: first in, first out would then make every admitted request wait for the
+ * whole queue ahead of it (measured: the crowd's admitted p99 was twice the closed loop's at the
+ * same slots). While it stands, the newest waiter among equals gets the next slot, and a newcomer
+ * meeting a full queue takes the place of the oldest waiter once that one has waited
+ * `standingWaitMs` (refused, as it would have been later). Admitted requests then wait about one
+ * slot's turn; the ones refused are those that have waited longest, not the newest. Measured on
+ * the crowd in interleaved runs: admitted p50 46–55 ms against 60–86 first in, first out, p99
+ * 115–150 against 149–330.
+ *
  * Deliberately not here: priorities between routes, and budgets over time (that is the rate
  * limit's job, src/http/middleware/rate-limit.ts).
  */
@@ -58,7 +69,21 @@ export interface AdmissionOptions {
   queueMs: number;
   /** `Retry-After` of a refusal, in seconds. */
   retryAfterSeconds?: number;
+  /** Whether the queue changes order while it stands (default true; false: always in arrival order). */
+  adaptive?: boolean;
+  /**
+   * While the queue stands, how long a waiter keeps its place against a newcomer (default 50 ms,
+   * about two searches at the knee on the development machine: 20 ms cost the gateway 0.04 more
+   * cores under the overload bench's crowd, the newcomers taking more places through the whole
+   * stack, for no better p99).
+   */
+  standingWaitMs?: number;
+  /** The clock, in ms (tests set it). */
+  now?: () => number;
 }
+
+/** CoDel's interval: a queue that has not drained for this long is standing, not a burst. */
+export const STANDING_MS = 100;
 
 export interface AdmissionStats {
   inFlight: number;
@@ -86,8 +111,11 @@ export interface Admission {
 
 interface Waiter {
   client: string;
+  /** When it was queued. */
+  since: number;
   start(): void;
-  timer: NodeJS.Timeout;
+  /** Refuses it, freeing its place. */
+  refuse(): void;
 }
 
 interface Usage {
@@ -96,12 +124,15 @@ interface Usage {
 }
 
 export function createAdmission(options: AdmissionOptions): Admission {
-  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1 } = options;
+  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, adaptive = true, standingWaitMs = 50, now = () => performance.now() } = options;
   const slotShare = Math.max(1, Math.ceil(maxInFlight / 4));
   const queueShare = Math.max(1, Math.ceil(queue / 2));
   let inFlight = 0;
   let refused = 0;
+  /** In arrival order. */
   const waiting: Waiter[] = [];
+  /** Since when the queue has held someone without draining (reset only when it drains). */
+  let nonEmptySince = 0;
   /** Per client; clients with nothing in flight or queued are not kept. */
   const usage = new Map<string, Usage>();
   const usageOf = (client: string) => usage.get(client) ?? { inFlight: 0, queued: 0 };
@@ -126,17 +157,26 @@ export function createAdmission(options: AdmissionOptions): Admission {
     };
 
   const mayStart = (client: string) => inFlight < maxInFlight && usageOf(client).inFlight < slotShare;
+  const standing = (at: number) => adaptive && waiting.length > 0 && at - nonEmptySince >= STANDING_MS;
+  /** The oldest waiter, when a newcomer may take its place: the queue stands and it has waited its turn. */
+  const displaceable = () => {
+    const at = now();
+    return standing(at) && at - waiting[0]!.since >= standingWaitMs ? waiting[0] : undefined;
+  };
+  /** Whether `client` finds a place in the queue (its half of it, and a free or displaceable place). */
+  const placeFor = (client: string) => usageOf(client).queued < queueShare && (waiting.length < queue || displaceable() !== undefined);
 
   /**
-   * The waiter that may start whose client has the fewest requests in flight; the oldest among
-   * equals (the queue is in arrival order).
+   * The waiter that may start whose client has the fewest requests in flight; among equals the
+   * oldest, or the newest while the queue stands.
    */
   function nextWaiter(): Waiter | undefined {
+    const newest = standing(now());
     let best = -1;
     for (let i = 0; i < waiting.length; i += 1) {
       const inFlightOf = usageOf(waiting[i]!.client).inFlight;
       if (inFlightOf >= slotShare) continue;
-      if (best === -1 || inFlightOf < usageOf(waiting[best]!.client).inFlight) best = i;
+      if (best === -1 || inFlightOf < usageOf(waiting[best]!.client).inFlight || (newest && inFlightOf === usageOf(waiting[best]!.client).inFlight)) best = i;
     }
     return best === -1 ? undefined : waiting.splice(best, 1)[0];
   }
@@ -149,12 +189,36 @@ export function createAdmission(options: AdmissionOptions): Admission {
     } finally {
       inFlight -= 1;
       change(client, -1, 0);
-      for (let next = inFlight < maxInFlight ? nextWaiter() : undefined; next; next = inFlight < maxInFlight ? nextWaiter() : undefined) {
-        clearTimeout(next.timer);
-        change(next.client, 0, -1);
-        next.start();
-      }
+      for (let next = inFlight < maxInFlight ? nextWaiter() : undefined; next; next = inFlight < maxInFlight ? nextWaiter() : undefined) next.start();
     }
+  }
+
+  function enqueue<T>(client: string, call: () => Promise<T>): Promise<T> {
+    if (waiting.length === 0) nonEmptySince = now();
+    else if (waiting.length >= queue) displaceable()?.refuse();
+    change(client, 0, 1);
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(timer);
+        waiting.splice(waiting.indexOf(waiter), 1);
+        change(client, 0, -1);
+      };
+      const waiter: Waiter = {
+        client,
+        since: now(),
+        start: () => {
+          clearTimeout(timer);
+          change(client, 0, -1);
+          runNow(client, call).then(resolve, reject);
+        },
+        refuse: () => {
+          leave();
+          reject(refuse());
+        },
+      };
+      const timer = setTimeout(waiter.refuse, queueMs);
+      waiting.push(waiter);
+    });
   }
 
   return {
@@ -165,27 +229,15 @@ export function createAdmission(options: AdmissionOptions): Admission {
       if (request?.admitted) return runNow(client, call);
       if (request) call = admitted(request, call);
       if (mayStart(client)) return runNow(client, call);
-      if (waiting.length >= queue || usageOf(client).queued >= queueShare) return Promise.reject(refuse());
-      change(client, 0, 1);
-      return new Promise((resolve, reject) => {
-        const waiter: Waiter = {
-          client,
-          start: () => runNow(client, call).then(resolve, reject),
-          timer: setTimeout(() => {
-            waiting.splice(waiting.indexOf(waiter), 1);
-            change(client, 0, -1);
-            reject(refuse());
-          }, queueMs),
-        };
-        waiting.push(waiter);
-      });
+      if (!placeFor(client)) return Promise.reject(refuse());
+      return enqueue(client, call);
     },
     full(client) {
-      if (mayStart(client) || (waiting.length < queue && usageOf(client).queued < queueShare)) return false;
+      if (mayStart(client) || placeFor(client)) return false;
       refused += 1;
       return true;
     },
-    saturated: () => inFlight >= maxInFlight && waiting.length >= queue,
+    saturated: () => inFlight >= maxInFlight && waiting.length >= queue && displaceable() === undefined,
     stats: () => ({ inFlight, queued: waiting.length, refused }),
   };
 }

@@ -4,7 +4,8 @@
  * flight and two queued, the next is answered 503 `overloaded` with Retry-After at once (a list
  * before any work, by the rate-limit middleware), the queued ones after their longest wait; a
  * client holding half the queue cannot queue more; once Elasticsearch answers, the admitted ones
- * are served and new requests are admitted again. Clients are distinct loopback addresses.
+ * are served and new requests are admitted again. An adaptive queue that has stood lets a newcomer
+ * take the place of its oldest waiter, refused at once. Clients are distinct loopback addresses.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
@@ -27,7 +28,9 @@ beforeAll(async () => {
     seed: 81,
     gatewayEsUrl: proxy.url,
     // Every request here must reach Elasticsearch: no response cache, no coalescing.
-    env: { ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', RESPONSE_CACHE: 'off' },
+    // In arrival order: what is held here stands longer than the 100 ms after which an adaptive
+    // queue changes order (the last test shows that).
+    env: { ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', ES_QUEUE_ORDER: 'fifo', RESPONSE_CACHE: 'off' },
   });
   ids = (await readAllRows(gw.bundleDir, 'entities.jsonl')).slice(0, 4).map((row) => encodeURIComponent(String(row.id)));
 }, 300_000);
@@ -98,7 +101,7 @@ describe('admission control', () => {
 
   it('refuses before Koa while saturated, spending each request\'s points once (429 once the budget is spent)', async () => {
     // The same indices, with a budget of 3 points per 3 s: one list (2 points), not two.
-    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', RESPONSE_CACHE: 'off', RATE_LIMIT: '1/3' });
+    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '400', ES_QUEUE_ORDER: 'fifo', RESPONSE_CACHE: 'off', RATE_LIMIT: '1/3' });
     const limited = await startServer(config, proxy.url);
     const from = (address: string, path: string) => getFrom(address, `${limited.url}${path}`);
     const early = async () => Number(/_http_early_refusals_total (\d+)/.exec((await from('127.0.0.1', '/metrics')).body)?.[1]);
@@ -129,6 +132,38 @@ describe('admission control', () => {
     } finally {
       proxy.release();
       await limited.close();
+    }
+  });
+
+  it('once the queue has stood 100 ms, lets a newcomer take the place of a waiter that waited 50 ms, refusing that one at once', async () => {
+    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '10000', RESPONSE_CACHE: 'off', RATE_LIMIT: 'off' });
+    const adaptive = await startServer(config, proxy.url);
+    const from = async (address: string, path: string) => {
+      const started = performance.now();
+      const answer = await getFrom(address, `${adaptive.url}${path}`);
+      return { ...answer, ms: performance.now() - started };
+    };
+    try {
+      expect((await from('127.0.0.30', `/v1/entities/${ids[0]}`)).status).toBe(200);
+      proxy.hold();
+      const inFlight = [from('127.0.0.31', `/v1/entities/${ids[0]}`), from('127.0.0.32', `/v1/entities/${ids[1]}`)];
+      await proxy.holding();
+      const oldest = from('127.0.0.33', `/v1/entities/${ids[2]}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const other = from('127.0.0.34', `/v1/entities/${ids[3]}`);
+      // The queue is full; once it has stood 100 ms and its oldest waited 50, a newcomer gets in.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const newcomer = from('127.0.0.35', `/v1/entities/${ids[0]}`);
+      const displaced = await oldest;
+      expectError(displaced, 503, 'overloaded');
+      expect(displaced.headers['retry-after']).toBe('1');
+      // Refused when it lost its place, long before its 10 s in the queue were up.
+      expect(displaced.ms).toBeLessThan(5_000);
+      proxy.release();
+      for (const answer of await Promise.all([...inFlight, other, newcomer])) expect(answer.status).toBe(200);
+    } finally {
+      proxy.release();
+      await adaptive.close();
     }
   });
 });

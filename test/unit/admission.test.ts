@@ -2,11 +2,13 @@
  * Admission control: at most N calls at once, a bounded queue served in order, and past it (or
  * past the longest wait) an immediate 503 `overloaded` with Retry-After, without calling; one
  * client has at most a quarter of the slots in flight and half the queue, and a freed slot goes
- * to the client with the fewest requests in flight.
+ * to the client with the fewest requests in flight. A queue that stands (not drained for
+ * STANDING_MS) serves the newest first and lets a newcomer take the place of a waiter that has
+ * waited its turn.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { UNADMITTED, createAdmission, runAs } from '../../src/search/admission.ts';
+import { STANDING_MS, UNADMITTED, createAdmission, runAs } from '../../src/search/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {
@@ -160,4 +162,72 @@ describe('admission', () => {
     busy.open();
     await first;
   });
+
+  describe('a standing queue', () => {
+    /** An admission of one slot on a clock the test moves. */
+    function onClock(queue: number, standingWaitMs: number) {
+      let t = 0;
+      const admission = createAdmission({ maxInFlight: 1, queue, queueMs: 60_000, standingWaitMs, now: () => t });
+      const started: string[] = [];
+      const busy = gate();
+      const first = as(admission, 'busy', busy.call);
+      const wait = (client: string) => as(admission, client, async () => (started.push(client), client));
+      return { admission, started, busy, first, wait, at: (ms: number) => (t = ms) };
+    }
+
+    it('serves in arrival order until the queue has stood STANDING_MS, the newest first after', async () => {
+      const burst = onClock(3, 20);
+      const b = [burst.wait('b1'), burst.wait('b2'), burst.wait('b3')];
+      burst.at(STANDING_MS - 1);
+      burst.busy.open();
+      expect(await Promise.all(b)).toEqual(['b1', 'b2', 'b3']);
+      expect(burst.started).toEqual(['b1', 'b2', 'b3']);
+
+      const standing = onClock(3, 20);
+      const s = [standing.wait('s1'), standing.wait('s2'), standing.wait('s3')];
+      standing.at(STANDING_MS);
+      standing.busy.open();
+      await Promise.all(s);
+      expect(standing.started).toEqual(['s3', 's2', 's1']);
+    });
+
+    it('stays in arrival order when it is not adaptive', async () => {
+      let t = 0;
+      const admission = createAdmission({ maxInFlight: 1, queue: 2, queueMs: 60_000, standingWaitMs: 0, adaptive: false, now: () => t });
+      const started: string[] = [];
+      const busy = gate();
+      const first = as(admission, 'busy', busy.call);
+      const waiters = ['a', 'b'].map((client) => as(admission, client, async () => (started.push(client), client)));
+      t = 10 * STANDING_MS;
+      expect(admission.saturated()).toBe(true);
+      busy.open();
+      await Promise.all([first, ...waiters]);
+      expect(started).toEqual(['a', 'b']);
+    });
+
+    it('lets a newcomer take the place of the oldest waiter once the queue stands and that one waited standingWaitMs', async () => {
+      const { admission, started, busy, first, wait, at } = onClock(2, 200);
+      const oldest = wait('a').catch((error: ApiError) => error.code);
+      at(50);
+      const second = wait('b');
+      // Full, not standing yet: the newcomer is refused, before any work (saturated).
+      expect(admission.saturated()).toBe(true);
+      expect(await wait('c').catch((error: ApiError) => error.code)).toBe('overloaded');
+      // Standing, but the oldest has waited less than 200 ms: still refused.
+      at(STANDING_MS + 50);
+      expect(admission.saturated()).toBe(true);
+      expect(admission.full('d')).toBe(true);
+      // The oldest has waited its turn: the newcomer takes its place, and it is refused.
+      at(200);
+      expect(admission.saturated()).toBe(false);
+      expect(admission.full('e')).toBe(false);
+      const newcomer = wait('e');
+      expect(await oldest).toBe('overloaded');
+      expect(admission.stats()).toEqual({ inFlight: 1, queued: 2, refused: 3 });
+      busy.open();
+      await Promise.all([first, second, newcomer]);
+      expect(started).toEqual(['e', 'b']);
+    });
+  });
 });
+

@@ -77,6 +77,12 @@ describe('limit configuration', () => {
     }
   });
 
+  it('orders the admission queue adaptively unless ES_QUEUE_ORDER=fifo, and refuses any other order', () => {
+    expect(loadConfig({}).esQueueOrder).toBe('adaptive');
+    expect(loadConfig({ ES_QUEUE_ORDER: 'fifo' }).esQueueOrder).toBe('fifo');
+    expect(() => loadConfig({ ES_QUEUE_ORDER: 'lifo' })).toThrow(/^ES_QUEUE_ORDER /);
+  });
+
   it('refuses short API keys', () => {
     expect(loadConfig({ API_KEYS: 'a-long-enough-key-1,a-long-enough-key-2' }).apiKeys).toHaveLength(2);
     expect(() => loadConfig({ API_KEYS: 'short' })).toThrow(/^API_KEYS /);
