@@ -27,8 +27,8 @@
  * meeting a full queue takes the place of the oldest waiter once that one has waited
  * `standingWaitMs` (refused, as it would have been later). Admitted requests then wait about one
  * slot's turn; the ones refused are those that have waited longest, not the newest. Measured on
- * the crowd in interleaved runs: admitted p50 46–55 ms against 60–86 first in, first out, p99
- * 115–150 against 149–330.
+ * the crowd: the admitted requests' wait in the queue, p50 / p99, 27 / 68 ms first in, first out,
+ * 5–6 / 38–53 ms adaptive.
  *
  * Deliberately not here: priorities between routes, and budgets over time (that is the rate
  * limit's job, src/http/middleware/rate-limit.ts).
@@ -72,10 +72,11 @@ export interface AdmissionOptions {
   /** Whether the queue changes order while it stands (default true; false: always in arrival order). */
   adaptive?: boolean;
   /**
-   * While the queue stands, how long a waiter keeps its place against a newcomer (default 50 ms,
-   * about two searches at the knee on the development machine: 20 ms cost the gateway 0.04 more
-   * cores under the overload bench's crowd, the newcomers taking more places through the whole
-   * stack, for no better p99).
+   * While the queue stands, how long a waiter keeps its place against a newcomer (default 25 ms).
+   * Measured on the overload bench's crowd (bench/README.md, "The crowd's queue"): 0 sends every
+   * newcomer through the whole stack (the gateway's cores 0.44–0.48 → 0.66–0.74, 16–33 % less
+   * goodput); 50 lets the admitted waits' p99 reach 52–67 ms, which is what the admitted p99 has
+   * over the bound's; 15–25 ms cut it to 35–53 ms, 25 for fewer cores.
    */
   standingWaitMs?: number;
   /** The clock, in ms (tests set it). */
@@ -124,7 +125,7 @@ interface Usage {
 }
 
 export function createAdmission(options: AdmissionOptions): Admission {
-  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, adaptive = true, standingWaitMs = 50, now = () => performance.now() } = options;
+  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, adaptive = true, standingWaitMs = 25, now = () => performance.now() } = options;
   const slotShare = Math.max(1, Math.ceil(maxInFlight / 4));
   const queueShare = Math.max(1, Math.ceil(queue / 2));
   let inFlight = 0;

@@ -135,7 +135,7 @@ describe('admission control', () => {
     }
   });
 
-  it('once the queue has stood 100 ms, lets a newcomer take the place of a waiter that waited 50 ms, refusing that one at once', async () => {
+  it('once the queue has stood 100 ms, lets a newcomer take the place of a waiter that waited 25 ms, refusing that one at once', async () => {
     const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '10000', RESPONSE_CACHE: 'off', RATE_LIMIT: 'off' });
     const adaptive = await startServer(config, proxy.url);
     const from = async (address: string, path: string) => {
@@ -151,7 +151,7 @@ describe('admission control', () => {
       const oldest = from('127.0.0.33', `/v1/entities/${ids[2]}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
       const other = from('127.0.0.34', `/v1/entities/${ids[3]}`);
-      // The queue is full; once it has stood 100 ms and its oldest waited 50, a newcomer gets in.
+      // The queue is full; once it has stood 100 ms and its oldest waited 25, a newcomer gets in.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const newcomer = from('127.0.0.35', `/v1/entities/${ids[0]}`);
       const displaced = await oldest;
