@@ -11,13 +11,13 @@
  * convenience of this script: the loader (`npm run load`) and the Docker image
  * (`node src/server.ts`) need `ES_URL`.
  */
-import { loadConfig } from '../src/config.ts';
+import { loadConfigOrExit } from '../src/config.ts';
 import { serve } from '../src/server.ts';
 import { provideElasticsearch } from './elasticsearch.ts';
 import { loadServedBundle } from './served-bundle.ts';
 
 const flags = new Set(process.argv.slice(2));
-const config = loadConfig();
+const config = loadConfigOrExit();
 const write = (line: string) => console.error(line);
 const { url, origin } = await provideElasticsearch(config, write);
 if (!flags.has('--no-load')) await loadServedBundle(config, url, write);

@@ -295,6 +295,20 @@ export function parseStoreConfig(env: Env): StoreConfig {
   });
 }
 
+/**
+ * `loadConfig` for a process's entry point: a refused setting is one line naming it and exit 2
+ * (as the loader's CLI answers), not a stack trace.
+ */
+export function loadConfigOrExit(env: Env = process.env): Readonly<Config> {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Configuration refused: ${error.message}`);
+    process.exit(2);
+  }
+}
+
 /** Reads and validates the environment. Call once, at start-up. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;

@@ -7,7 +7,7 @@
 import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
-import { type Config, loadConfig } from './config.ts';
+import { type Config, loadConfigOrExit } from './config.ts';
 import { createApp, createRouter } from './http/app.ts';
 import { identityRules } from './http/client-identity.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
@@ -192,7 +192,7 @@ export async function serve(config: Readonly<Config>, esUrl: string, options: Se
 }
 
 if (import.meta.main) {
-  const config = loadConfig();
+  const config = loadConfigOrExit();
   if (!config.esUrl) {
     console.error('ES_URL is not set: run `npm start` (it provides Elasticsearch) or set ES_URL.');
     process.exit(2);

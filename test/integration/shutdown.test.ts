@@ -166,3 +166,16 @@ describe('port in use', () => {
     expect(stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
   });
 });
+
+describe('a refused setting', () => {
+  it.each([
+    ['node src/server.ts', 'src/server.ts', []],
+    ['npm start (scripts/start.ts)', 'scripts/start.ts', ['--no-load']],
+  ])('%s prints one line naming it and exits 2', async (_name, script, args) => {
+    const gateway = spawnGateway(script, { ES_QUEUE_ORDER: 'lifo' }, args);
+    expect(await gateway.exited).toBe(2);
+    await expect(gateway.listening).rejects.toThrow();
+    const stderr = gateway.stderr().trim();
+    expect(stderr).toBe('Configuration refused: ES_QUEUE_ORDER must be one of adaptive, fifo, got "lifo"');
+  });
+});
