@@ -2,7 +2,7 @@
  * The gateway as a process (`node src/server.ts`, `node scripts/start.ts`): SIGTERM lets the
  * request in flight finish and exits; with a short SHUTDOWN_TIMEOUT_MS, a request stuck on
  * Elasticsearch and a client that never finishes its request do not keep it alive; a port in
- * use is one clear line and a non-zero exit. Elasticsearch is the run's cluster behind a TCP
+ * use, or a refused setting, is one clear line and a non-zero exit. Elasticsearch is the run's cluster behind a TCP
  * forwarder that can hold its answers back, which keeps a request in flight as long as needed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
