@@ -98,13 +98,14 @@ export interface Admission {
   run<T>(call: () => Promise<T>): Promise<T>;
   /**
    * Whether a request of `client` would be refused right now (no free slot, and no place in
-   * the queue for it): the HTTP layer then refuses before doing any work for the request. A
+   * the queue for it, free or displaceable): the HTTP layer then refuses before doing any work for the request. A
    * `true` is counted in `stats().refused`, as the refusal it leads to.
    */
   full(client: string): boolean;
   /**
-   * No free slot and a full queue: whoever asks now is refused. Not counted (`full` counts the
-   * refusal). The gateway then refuses before Koa (src/http/early-refusal.ts).
+   * No free slot and a full queue with no waiter a newcomer may displace: whoever asks now is
+   * refused. Not counted (`full` counts the refusal). The gateway then refuses before Koa
+   * (src/http/early-refusal.ts).
    */
   saturated(): boolean;
   stats(): AdmissionStats;
