@@ -54,7 +54,12 @@ export class ListenError extends Error {
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
   const { logger, flush } = createLogger(config.logLevel, options.logDestination);
   const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
-  const admission = config.esMaxInFlight === undefined ? undefined : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive' });
+  // Metrics are created once the search service exists, which admission control sits in front of.
+  let observeWait: (seconds: number) => void = () => {};
+  const admission =
+    config.esMaxInFlight === undefined
+      ? undefined
+      : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive', onWaited: (ms) => observeWait(ms / 1000) });
   const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({
@@ -71,6 +76,8 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   });
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
   observeEs = metrics.observeEs;
+  observeWait = metrics.observeAdmissionWait;
+  metrics.observeAdmission(admission);
   const meta = createMeta(config.registryName);
   const responseCache = config.responseCacheBytes === undefined ? undefined : createResponseCache(config.responseCacheBytes);
   metrics.observeCache(responseCache);

@@ -4,9 +4,11 @@
  * request duration by index, unlabelled gauges `<prefix>_build_info` and
  * `<prefix>_<key>` (row counts), the shape the reference's explorer parses
  * (`^blackrelay_api_([a-z_]+)\s+(\d+)$` with the prefix set to `blackrelay_api`), and the
- * freshness of the live data (the follower's last check and load, the live bundle's age and lag).
+ * freshness of the live data (the follower's last check and load, the live bundle's age and lag),
+ * the response cache, and admission control (slots in use, the queue, refusals, waits).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AdmissionStats } from '../search/admission.ts';
 import type { CacheStats } from './response-cache.ts';
 
 export interface Metrics {
@@ -17,6 +19,10 @@ export interface Metrics {
   observeCache(cache: { stats(): CacheStats } | undefined): void;
   /** Reports the refusals answered before Koa (src/http/early-refusal.ts). */
   observeEarlyRefusals(early: { count(): number } | undefined): void;
+  /** Reports admission control's slots, queue and refusals (src/search/admission.ts). */
+  observeAdmission(admission: { stats(): AdmissionStats } | undefined): void;
+  /** Records how long a request admitted through the queue waited for its slot. */
+  observeAdmissionWait(seconds: number): void;
 }
 
 /** A row-count gauge: `<prefix>_<key>`, unlabelled. */
@@ -146,8 +152,34 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
       this.inc(earlyCount());
     },
   });
+  let admissionStats: (() => AdmissionStats) | undefined;
+  const admitted: [keyof AdmissionStats, string, string, typeof Gauge | typeof Counter][] = [
+    ['inFlight', 'admission_in_flight', 'Elasticsearch requests running under admission control.', Gauge],
+    ['queued', 'admission_queued', 'Requests waiting for a slot.', Gauge],
+    ['refused', 'admission_refused_total', 'Requests admission control refused with 503 overloaded (a full queue, a waiter displaced or out of time), before Koa or after.', Counter],
+  ];
+  for (const [key, name, help, Metric] of admitted) {
+    new Metric({
+      name: `${prefix}_${name}`,
+      help,
+      registers: [registry],
+      collect(this: Gauge | Counter) {
+        if (!admissionStats) return;
+        this.reset();
+        this.inc(admissionStats()[key]);
+      },
+    });
+  }
+  const admissionWait = new Histogram({
+    name: `${prefix}_admission_wait_seconds`,
+    help: 'How long requests admitted through the queue waited for a slot (those started at once are not counted).',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
   return {
     registry,
+    observeAdmission: (admission) => (admissionStats = admission && (() => admission.stats())),
+    observeAdmissionWait: (seconds) => admissionWait.observe(seconds),
     observeEarlyRefusals: (early) => (earlyCount = early && (() => early.count())),
     observeCache: (cache) => (cacheStats = cache && (() => cache.stats())),
     observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),

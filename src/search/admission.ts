@@ -81,6 +81,8 @@ export interface AdmissionOptions {
   standingWaitMs?: number;
   /** The clock, in ms (tests set it). */
   now?: () => number;
+  /** Told how long each request admitted through the queue waited for its slot, in ms (metrics). */
+  onWaited?: (ms: number) => void;
 }
 
 /** CoDel's interval: a queue that has not drained for this long is standing, not a burst. */
@@ -126,7 +128,7 @@ interface Usage {
 }
 
 export function createAdmission(options: AdmissionOptions): Admission {
-  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, adaptive = true, standingWaitMs = 25, now = () => performance.now() } = options;
+  const { maxInFlight, queue, queueMs, retryAfterSeconds = 1, adaptive = true, standingWaitMs = 25, now = () => performance.now(), onWaited } = options;
   const slotShare = Math.max(1, Math.ceil(maxInFlight / 4));
   const queueShare = Math.max(1, Math.ceil(queue / 2));
   let inFlight = 0;
@@ -209,6 +211,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         client,
         since: now(),
         start: () => {
+          onWaited?.(now() - waiter.since);
           clearTimeout(timer);
           change(client, 0, -1);
           runNow(client, call).then(resolve, reject);

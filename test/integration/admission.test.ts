@@ -161,6 +161,14 @@ describe('admission control', () => {
       expect(displaced.ms).toBeLessThan(5_000);
       proxy.release();
       for (const answer of await Promise.all([...inFlight, other, newcomer])) expect(answer.status).toBe(200);
+      // /metrics: two requests admitted through the queue, one refused, nothing left running.
+      const metrics = (await from('127.0.0.1', '/metrics')).body;
+      const value = (name: string) => Number(new RegExp(`^\\w+_${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+      expect(value('admission_wait_seconds_count')).toBe(2);
+      expect(value('admission_wait_seconds_sum')).toBeGreaterThan(0.2);
+      expect(value('admission_refused_total')).toBe(1);
+      expect(value('admission_in_flight')).toBe(0);
+      expect(value('admission_queued')).toBe(0);
     } finally {
       proxy.release();
       await adaptive.close();
