@@ -115,61 +115,41 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     registers: [registry],
   });
   let cacheStats: (() => CacheStats) | undefined;
+  /** A counter or gauge read at scrape time from what a component counts itself; no sample until it reports. */
+  const reading = (Metric: typeof Gauge | typeof Counter, name: string, help: string, read: () => number | undefined) =>
+    new Metric({
+      name: `${prefix}_${name}`,
+      help,
+      registers: [registry],
+      collect(this: Gauge | Counter) {
+        const value = read();
+        if (value === undefined) return;
+        this.reset();
+        this.inc(value);
+      },
+    });
   const counted: [keyof CacheStats, string][] = [
     ['hits', 'Requests answered from the response cache.'],
     ['misses', 'Requests the response cache did not hold, answered from Elasticsearch.'],
     ['coalesced', 'Requests that waited for an identical one in flight instead of asking Elasticsearch.'],
     ['evictions', 'Answers dropped from the response cache to stay within its size.'],
   ];
-  for (const [key, help] of counted) {
-    new Counter({
-      name: `${prefix}_response_cache_${key}_total`,
-      help,
-      registers: [registry],
-      collect() {
-        if (!cacheStats) return;
-        this.reset();
-        this.inc(cacheStats()[key]);
-      },
-    });
-  }
-  new Gauge({
-    name: `${prefix}_response_cache_bytes`,
-    help: 'Bytes the response cache holds (bodies as sent, keys and bookkeeping).',
-    registers: [registry],
-    collect() {
-      if (cacheStats) this.set(cacheStats().bytes);
-    },
-  });
+  for (const [key, help] of counted) reading(Counter, `response_cache_${key}_total`, help, () => cacheStats?.()[key]);
+  reading(Gauge, 'response_cache_bytes', 'Bytes the response cache holds (bodies as sent, keys and bookkeeping).', () => cacheStats?.().bytes);
   let earlyCount: (() => number) | undefined;
-  new Counter({
-    name: `${prefix}_http_early_refusals_total`,
-    help: 'Refusals answered before the middleware chain: 429 to clients over their budget, 503 while admission control is saturated (not in the request log nor the duration histogram).',
-    registers: [registry],
-    collect() {
-      if (!earlyCount) return;
-      this.reset();
-      this.inc(earlyCount());
-    },
-  });
+  reading(
+    Counter,
+    'http_early_refusals_total',
+    'Refusals answered before the middleware chain: 429 to clients over their budget, 503 while admission control is saturated (not in the request log nor the duration histogram).',
+    () => earlyCount?.(),
+  );
   let admissionStats: (() => AdmissionStats) | undefined;
   const admitted: [keyof AdmissionStats, string, string, typeof Gauge | typeof Counter][] = [
     ['inFlight', 'admission_in_flight', 'Elasticsearch requests running under admission control.', Gauge],
     ['queued', 'admission_queued', 'Requests waiting for a slot.', Gauge],
     ['refused', 'admission_refused_total', 'Requests admission control refused with 503 overloaded (a full queue, a waiter displaced or out of time), before Koa or after.', Counter],
   ];
-  for (const [key, name, help, Metric] of admitted) {
-    new Metric({
-      name: `${prefix}_${name}`,
-      help,
-      registers: [registry],
-      collect(this: Gauge | Counter) {
-        if (!admissionStats) return;
-        this.reset();
-        this.inc(admissionStats()[key]);
-      },
-    });
-  }
+  for (const [key, name, help, Metric] of admitted) reading(Metric, name, help, () => admissionStats?.()[key]);
   const admissionWait = new Histogram({
     name: `${prefix}_admission_wait_seconds`,
     help: 'How long requests admitted through the queue waited for a slot (those started at once are not counted).',
