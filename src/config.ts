@@ -154,6 +154,13 @@ function str(env: Env, name: string, fallback: string): string {
   return value ? value : fallback;
 }
 
+/** A setting that names one of `choices`. */
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const value = str(env, name, fallback);
+  if (!(choices as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
@@ -311,14 +318,8 @@ export function loadConfigOrExit(env: Env = process.env): Readonly<Config> {
 
 /** Reads and validates the environment. Call once, at start-up. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const logLevel = str(env, 'LOG_LEVEL', 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
-  const esQueueOrder = str(env, 'ES_QUEUE_ORDER', 'adaptive') as QueueOrder;
-  if (!QUEUE_ORDERS.includes(esQueueOrder)) {
-    throw new ConfigError(`ES_QUEUE_ORDER must be one of ${QUEUE_ORDERS.join(', ')}, got "${esQueueOrder}"`);
-  }
+  const logLevel = oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const esQueueOrder = oneOf(env, 'ES_QUEUE_ORDER', QUEUE_ORDERS, 'adaptive');
   const indexPrefix = str(env, 'INDEX_PREFIX', 'registry');
   if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(indexPrefix)) {
     throw new ConfigError(`INDEX_PREFIX must be lowercase letters, digits, "-" or "_", got "${indexPrefix}"`);
