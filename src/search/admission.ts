@@ -177,10 +177,13 @@ export function createAdmission(options: AdmissionOptions): Admission {
   function nextWaiter(): Waiter | undefined {
     const newest = standing(now());
     let best = -1;
+    let fewest = slotShare;
     for (let i = 0; i < waiting.length; i += 1) {
       const inFlightOf = usageOf(waiting[i]!.client).inFlight;
-      if (inFlightOf >= slotShare) continue;
-      if (best === -1 || inFlightOf < usageOf(waiting[best]!.client).inFlight || (newest && inFlightOf === usageOf(waiting[best]!.client).inFlight)) best = i;
+      if (inFlightOf < fewest || (newest && inFlightOf === fewest && best !== -1)) {
+        best = i;
+        fewest = inFlightOf;
+      }
     }
     return best === -1 ? undefined : waiting.splice(best, 1)[0];
   }
@@ -202,11 +205,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
     else if (waiting.length >= queue) displaceable()?.refuse();
     change(client, 0, 1);
     return new Promise((resolve, reject) => {
-      const leave = () => {
-        clearTimeout(timer);
-        waiting.splice(waiting.indexOf(waiter), 1);
-        change(client, 0, -1);
-      };
       const waiter: Waiter = {
         client,
         since: now(),
@@ -217,7 +215,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
           runNow(client, call).then(resolve, reject);
         },
         refuse: () => {
-          leave();
+          clearTimeout(timer);
+          waiting.splice(waiting.indexOf(waiter), 1);
+          change(client, 0, -1);
           reject(refuse());
         },
       };
