@@ -172,17 +172,23 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   /**
    * The waiter that may start whose client has the fewest requests in flight; among equals the
-   * oldest, or the newest while the queue stands.
+   * oldest, or the newest while the queue stands. While it stands, a waiter that has waited
+   * `standingWaitMs` goes after every one that has not: served late, it is what made the admitted
+   * p99, and it is the next to be displaced anyway (measured on the crowd, bench/README.md).
    */
   function nextWaiter(): Waiter | undefined {
-    const newest = standing(now());
+    const at = now();
+    const newest = standing(at);
     let best = -1;
-    let fewest = slotShare;
+    let lowest = Infinity;
     for (let i = 0; i < waiting.length; i += 1) {
-      const inFlightOf = usageOf(waiting[i]!.client).inFlight;
-      if (inFlightOf < fewest || (newest && inFlightOf === fewest && best !== -1)) {
+      const waiter = waiting[i]!;
+      const inFlightOf = usageOf(waiter.client).inFlight;
+      if (inFlightOf >= slotShare) continue;
+      const rank = (newest && at - waiter.since >= standingWaitMs ? slotShare : 0) + inFlightOf;
+      if (rank < lowest || (newest && rank === lowest)) {
         best = i;
-        fewest = inFlightOf;
+        lowest = rank;
       }
     }
     return best === -1 ? undefined : waiting.splice(best, 1)[0];

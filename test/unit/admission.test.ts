@@ -228,6 +228,23 @@ describe('admission', () => {
       await Promise.all([first, second, newcomer]);
       expect(started).toEqual(['e', 'b']);
     });
+
+    it('serves a waiter that has waited its turn after every one that has not, even one of a client with more in flight', async () => {
+      let t = 0;
+      // Five slots: a client may have two in flight.
+      const admission = createAdmission({ maxInFlight: 5, queue: 4, queueMs: 60_000, standingWaitMs: 20, now: () => t });
+      const started: string[] = [];
+      const gates = ['p', 'q1', 'q2', 'q3', 'q4'].map((client) => ({ client, gate: gate() }));
+      const running = gates.map(({ client, gate: g }) => as(admission, client, g.call));
+      const late = as(admission, 'late', async () => (started.push('late'), 'late'));
+      t = STANDING_MS;
+      const again = as(admission, 'p', async () => (started.push('p'), 'p'));
+      // `late` has nothing in flight, `p` one; but `late` has waited 100 ms, `p` not at all.
+      gates[1]!.gate.open();
+      await Promise.all([running[1], again, late]);
+      expect(started).toEqual(['p', 'late']);
+      for (const { gate: g } of gates) g.open();
+      await Promise.all(running);
+    });
   });
 });
-
