@@ -12,7 +12,7 @@ import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ClientBenchResult } from './client.ts';
 import type { ScaleBenchResult } from './scale.ts';
 import type { SoakResult } from './soak.ts';
-import type { Machine } from './support.ts';
+import { type Machine, QUIET_CORES } from './support.ts';
 
 interface Report {
   date: string;
@@ -246,10 +246,12 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
   const json = path.join(dir, `${r.date.replace(/[:.]/g, '-')}.json`);
   await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
   const m = r.machine;
+  const busy =
+    m.busyCoresAtStart === undefined ? '' : `; ${m.busyCoresAtStart} cores busy with other work at the start${m.busyCoresAtStart > QUIET_CORES ? ' (**a busy machine: the figures are disturbed**)' : ''}`;
   const section = [
     `## ${r.date}${r.quick ? ' (quick)' : ''}`,
     '',
-    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores. Raw: \`${path.relative(benchDir, json)}\`.`,
+    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores${busy}. Raw: \`${path.relative(benchDir, json)}\`.`,
     '',
     ...(r.load ? loadTable(r.load) : []),
     ...(r.freshness ? freshnessTable(r.freshness) : []),

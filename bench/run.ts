@@ -24,7 +24,7 @@ import { benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
-import { describeMachine } from './support.ts';
+import { describeMachine, quietMachine } from './support.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,7 +46,7 @@ const log = (line: string) => console.error(line);
 const config = loadConfig();
 const { url } = await provideElasticsearch(config, log);
 const client = createClient(url, 600_000);
-const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: await describeMachine(url) };
+const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: { ...(await describeMachine(url)), busyCoresAtStart: await quietMachine(log) } };
 try {
   if (which.has('load')) {
     const scale = Number(values.scale ?? (quick ? 70 : 550));

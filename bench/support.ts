@@ -20,6 +20,8 @@ export interface Machine {
   node: string;
   elasticsearch: string;
   esHeapMb: number;
+  /** Cores other work kept busy when the run started (bench/support.ts, `quietMachine`). */
+  busyCoresAtStart?: number;
 }
 
 /** The machine and the Elasticsearch node the figures were taken on. */
@@ -33,6 +35,43 @@ export async function describeMachine(esUrl: string): Promise<Machine> {
     elasticsearch: node.version,
     esHeapMb: Math.round(node.jvm.mem.heap_max_in_bytes / 2 ** 20),
   };
+}
+
+/** Cores busy on the whole machine over `ms`, from /proc/stat (all of its processes). */
+async function busyCores(ms: number): Promise<number> {
+  const read = async () => {
+    const fields = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const idle = fields[3]! + fields[4]!;
+    return { idle, total: fields.reduce((sum, n) => sum + n, 0) };
+  };
+  const before = await read();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = await read();
+  const total = after.total - before.total;
+  return total > 0 ? Math.round(((total - (after.idle - before.idle)) / total) * cpus().length * 100) / 100 : 0;
+}
+
+/** Cores other work may keep busy while a benchmark measures (Elasticsearch idle takes a few hundredths). */
+export const QUIET_CORES = 0.3;
+
+/**
+ * Waits up to `maxMs` for the machine to be quiet (at most `threshold` cores busy) before a
+ * run: on shared cores another process — a type check, a test run, a gateway left over — moves
+ * every ratio (a run of 2026-11-27 read its capacity with a type check beside it). Returns the
+ * busy cores found last, which the results record; after `maxMs` it measures anyway, and says so.
+ */
+export async function quietMachine(log: Log, threshold = QUIET_CORES, maxMs = 300_000): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const busy = await busyCores(3000);
+    if (busy <= threshold) return busy;
+    if (Date.now() - started > maxMs) {
+      log(`the machine is still busy (${busy} cores) after ${Math.round(maxMs / 1000)} s; measuring anyway (recorded with the results)`);
+      return busy;
+    }
+    log(`the machine is busy (${busy} of ${cpus().length} cores); waiting for it to settle`);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
 }
 
 export interface Gateway {
