@@ -1,5 +1,5 @@
 /**
- * The client recipe of the README (examples/testcontainers/registry-gateway.ts) run as a client
+ * The client recipe of docs/client-tests.md (examples/testcontainers/registry-gateway.ts) run as a client
  * runs it, so it cannot rot: Elasticsearch and the gateway in containers on a network of their
  * own, the gateway's image built from this repository's Dockerfile, a generated bundle loaded
  * once. Where images can be pulled that is the recipe's defaults (the official Elasticsearch,
@@ -24,7 +24,7 @@ import { buildNodeBaseImage, localElasticsearch } from '../support/local-images.
 const engine = await containerEngineReachable();
 const skipped = engine ? '' : ' (skipped: no container engine reachable; DOCKER_HOST or the default socket, e.g. ../shared/tools/container-engine.sh up)';
 
-describe.skipIf(!engine)(`the README's Testcontainers recipe for client tests${skipped}`, () => {
+describe.skipIf(!engine)(`the Testcontainers recipe for client tests (docs/client-tests.md)${skipped}`, () => {
   let work: string;
   let bundleDir: string;
   let gateway: RegistryGateway | undefined;
