@@ -9,7 +9,8 @@
  * request is answered 503 with that body and `Retry-After: 1`, as admission control answers.
  *
  * `ANSWERS_FILE=<json {path: base64 body}> node bench/fixed-answer.ts` (or `REFUSE=…`) prints
- * `listening on http://127.0.0.1:<port>/v1` (as the gateway does).
+ * `listening on http://127.0.0.1:<port>/v1` (as the gateway does). A key `gzip <path>` holds that
+ * path's gzip-encoded body, sent with `Content-Encoding: gzip` to a request that accepts gzip.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -21,9 +22,10 @@ const answers = new Map(
 
 const server = http.createServer((req, res) => {
   if (refusal) return void res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': refusal.length, 'retry-after': '1' }).end(refusal);
-  const body = answers.get(req.url ?? '');
+  const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? answers.get(`gzip ${req.url}`) : undefined;
+  const body = gzip ?? answers.get(req.url ?? '');
   if (!body) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }).end(body);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, ...(gzip && { 'content-encoding': 'gzip' }) }).end(body);
 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number };

@@ -167,7 +167,7 @@ export interface LoadFigures {
 export interface Target {
   url: string;
   /** Requests each connection cycles through (rotating queries); one when the target is fixed. */
-  requests: { path: string; method?: 'GET' | 'POST'; body?: string }[];
+  requests: { path: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> }[];
 }
 
 /** Drives a target with autocannon for `seconds` and keeps the figures we report. */
@@ -177,7 +177,7 @@ export async function drive(target: Target, seconds: number, connections = 10): 
     connections,
     duration: seconds,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    requests: target.requests.map((r) => ({ path: r.path, method: r.method ?? 'GET', ...(r.body === undefined ? {} : { body: r.body }) })),
+    requests: target.requests.map((r) => ({ path: r.path, method: r.method ?? 'GET', ...(r.body === undefined ? {} : { body: r.body }), ...(r.headers && { headers: { 'content-type': 'application/json', accept: 'application/json', ...r.headers } }) })),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
