@@ -5,8 +5,9 @@
  * or timeout is counted as an error) but the download limit's 429s, counted apart.
  *
  * The mix rotates over list routes (with `q`, filters and scopes), searches, details, the
- * provenance subroutes, ops documents, metrics and export downloads (plain, gzip and ranged), all
- * built from the bundle's own rows.
+ * provenance subroutes, ops documents, metrics, export downloads (plain, gzip and ranged), batches
+ * of ids, killmails by involvement, several facets at once and lists as files, all built from the
+ * bundle's own rows.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,6 +70,11 @@ async function mix(dir: string): Promise<string[]> {
     '/v1/sources', ...sources.map((s) => `/v1/sources/${enc(s.id)}`),
     '/v1/ops/freshness', '/v1/ops/source-gaps', '/v1/ops/chain-coverage', '/v1/ready', '/v1/health', '/v1', '/v1/metrics',
     '/v1/exports/manifest.json', '/v1/exports/sources.jsonl', '/v1/exports/killmails.jsonl', '/v1/exports/entities.jsonl',
+    // Client power: batches of ids, killmails by involvement, several facets at once, lists as files.
+    `/v1/entities?id=${entities.slice(0, 25).map((e) => enc(e.id)).join('|')}`,
+    ...killmails.slice(0, 5).map((k) => `/v1/killmails?cycles=all&involved=${enc(String(k.victimCharacterId))}|${enc(String(k.reporterCharacterId))}`),
+    '/v1/entities?group_by=entityType,cycle,environment', '/v1/killmails?cycles=all&group_by=system,npc',
+    `/v1/events?format=ndjson&kind=${enc(String(events[0]?.kind))}`, '/v1/killmails?cycles=all&format=csv',
   ];
 }
 
