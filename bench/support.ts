@@ -170,14 +170,18 @@ export interface Target {
   requests: { path: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> }[];
 }
 
+/** What every benchmark request sends. */
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+
 /** Drives a target with autocannon for `seconds` and keeps the figures we report. */
 export async function drive(target: Target, seconds: number, connections = 10): Promise<LoadFigures> {
   const result = await autocannon({
     url: target.url,
     connections,
     duration: seconds,
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    requests: target.requests.map((r) => ({ path: r.path, method: r.method ?? 'GET', ...(r.body === undefined ? {} : { body: r.body }), ...(r.headers && { headers: { 'content-type': 'application/json', accept: 'application/json', ...r.headers } }) })),
+    headers: JSON_HEADERS,
+    // A request's own headers replace the run's in autocannon: they are added to them here.
+    requests: target.requests.map((r) => ({ path: r.path, method: r.method ?? 'GET', ...(r.body === undefined ? {} : { body: r.body }), ...(r.headers && { headers: { ...JSON_HEADERS, ...r.headers } }) })),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
