@@ -77,10 +77,24 @@ export interface ResponseCache {
   stats(): CacheStats;
 }
 
+/**
+ * Negotiated encodings by `Accept-Encoding` text: clients send a handful of spellings, and
+ * negotiating one (parse, sort by q) cost a hit more than looking its text up. Emptied when full.
+ */
+const negotiated = new Map<string, Encoding>();
+const NEGOTIATED_SPELLINGS = 256;
+
 /** The encoding a client gets, negotiated as koa-compress does (no header: identity). */
 function encodingOf(ctx: Context): Encoding {
-  if (!ctx.get('Accept-Encoding')) return 'identity';
-  return (ctx.acceptsEncodings([...ENCODINGS]) || 'identity') as Encoding;
+  const accepted = ctx.get('Accept-Encoding');
+  if (!accepted) return 'identity';
+  let encoding = negotiated.get(accepted);
+  if (encoding === undefined) {
+    encoding = (ctx.acceptsEncodings([...ENCODINGS]) || 'identity') as Encoding;
+    if (negotiated.size >= NEGOTIATED_SPELLINGS) negotiated.clear();
+    negotiated.set(accepted, encoding);
+  }
+  return encoding;
 }
 
 /** The body a handler set, as bytes; undefined for what is not kept (streams, nothing). */

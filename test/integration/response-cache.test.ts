@@ -94,6 +94,12 @@ describe('the response cache', () => {
         expect(decode(answer.body).toString('utf8')).toBe(plain.text);
       }
     }
+    // Each spelling of Accept-Encoding is negotiated on its own (weights included), hit or miss.
+    for (const [accepted, expected] of [['br;q=0.5, gzip', 'gzip'], ['gzip;q=0, br;q=0, identity', undefined], ['br;q=0.5, gzip', 'gzip']] as const) {
+      const answer = await raw(`${gw.url}/v1/killmails?limit=30&cycles=all`, { 'accept-encoding': accepted });
+      expect(answer.headers['content-encoding']).toBe(expected);
+      expect((expected === 'gzip' ? gunzipSync(answer.body) : answer.body).toString('utf8')).toBe(plain.text);
+    }
   });
 
   it('answers a repeat before routing as the route would: labelled by its route, HEAD without a body, other URLs still validated', async () => {
