@@ -173,7 +173,6 @@ export interface Target {
 /** What every benchmark request sends. */
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
-/** Drives a target with autocannon for `seconds` and keeps the figures we report. */
 /**
  * autocannon appends every response body to a string (`req.body += data`,
  * lib/pipelinedRequestsQueue.js), for body checks this bench never asks for. That decodes the
@@ -188,6 +187,7 @@ function keepNoBody(client: autocannon.Client): void {
   queue.addBody = () => {};
 }
 
+/** Drives a target with autocannon for `seconds` and keeps the figures we report. */
 export async function drive(target: Target, seconds: number, connections = 10): Promise<LoadFigures> {
   const result = await autocannon({
     url: target.url,
