@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import autocannon from 'autocannon';
 import { PROJECT_ROOT } from '../src/config.ts';
@@ -45,7 +46,7 @@ async function busyCores(ms: number): Promise<number> {
     return { idle, total: fields.reduce((sum, n) => sum + n, 0) };
   };
   const before = await read();
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  await sleep(ms);
   const after = await read();
   const total = after.total - before.total;
   return total > 0 ? Math.round(((total - (after.idle - before.idle)) / total) * cpus().length * 100) / 100 : 0;
@@ -70,7 +71,7 @@ export async function quietMachine(log: Log, threshold = QUIET_CORES, maxMs = 30
       return busy;
     }
     log(`the machine is busy (${busy} of ${cpus().length} cores); waiting for it to settle`);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    await sleep(5000);
   }
 }
 
@@ -143,7 +144,7 @@ export async function mergesSettled(client: Client, log: Log): Promise<void> {
     const running = Object.values(stats.nodes).reduce((n, node) => n + (node.indices?.merges?.current ?? 0), 0);
     if (running === 0) return;
     if (Date.now() - started > 600_000) return log('merges still running after 10 min; measuring anyway');
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await sleep(2000);
   }
 }
 
