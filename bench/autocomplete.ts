@@ -17,7 +17,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
-import { toAutocompleteBody, toSuggestBody } from '../src/query/autocomplete.ts';
+import { SCORED_FILTER, SUGGEST_FILTER, toAutocompleteBody, toSuggestBody } from '../src/query/autocomplete.ts';
 import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
 
 const SAMPLE = 2000;
@@ -67,8 +67,9 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
     return name.length >= 2 ? [name.slice(0, 2 + (i % 7)).join('')] : [];
   });
   const index = concreteIndex(prefix, generation, 'entities');
-  const direct = (body: (q: string) => unknown) =>
-    queries.map((q) => ({ path: `/${index}/_search`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
+  // As the route sends them: the same body and the same `filter_path`.
+  const direct = (body: (q: string) => unknown, filter: string) =>
+    queries.map((q) => ({ path: `/${index}/_search?filter_path=${filter}`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
   const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const });
 
   // The response cache off: the prefixes rotate, and each must be answered by Elasticsearch.
@@ -78,8 +79,8 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
       await drive({ url, requests }, 1);
       return drive({ url, requests }, seconds);
     };
-    const suggester = await measured(esUrl, direct((q) => toSuggestBody(asked(q), generation.currentCycle)));
-    const scored = await measured(esUrl, direct((q) => toAutocompleteBody(asked(q), generation.currentCycle)));
+    const suggester = await measured(esUrl, direct((q) => toSuggestBody(asked(q), generation.currentCycle), SUGGEST_FILTER));
+    const scored = await measured(esUrl, direct((q) => toAutocompleteBody(asked(q), generation.currentCycle), SCORED_FILTER));
     const served = await measured(gateway.url, queries.map((q) => ({ path: `/v1/autocomplete?cycles=all&q=${encodeURIComponent(q)}` })));
     log(`autocomplete ${rows.length} entities: gateway p50/p99 ${served.p50Ms}/${served.p99Ms} ms; suggester ${suggester.p50Ms}/${suggester.p99Ms}, scored query ${scored.p50Ms}/${scored.p99Ms} directly`);
 

@@ -47,6 +47,19 @@ function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] 
 /** The names of the suggesters in `toSuggestBody`, in rank order. */
 export const SUGGESTERS = ['starts', 'typos'] as const;
 
+/**
+ * What the route reads of each answer (`filter_path`, a query parameter): the rows, and each
+ * suggestion's score. Elasticsearch leaves out the rest as it writes — index names, ids, texts,
+ * contexts: 37 % of a suggester answer's bytes, which the gateway no longer decodes and parses
+ * (31 µs a request instead of 54, of the ~1 ms the gateway spends on one). Not a `_source`
+ * filter: Elasticsearch parses every stored row again for that (the suggester sent directly:
+ * 771–1,025 answers/s with it, 966–1,158 with `filter_path`, 896–1,138 with neither). A key
+ * with nothing under it is left out too (no hits: no `hits`).
+ */
+export const SUGGEST_FILTER = `hits.hits._source.row,${SUGGESTERS.map((name) => `suggest.${name}.options._score,suggest.${name}.options._source.row`).join(',')}`;
+/** The scored query: its rows alone (sorted by the query, so neither scores nor sort values are read). */
+export const SCORED_FILTER = 'hits.hits._source.row';
+
 /** The exact id or slug, and the completion suggesters, in one request. */
 export function toSuggestBody(params: AutocompleteParams, currentCycle: number): SearchBody {
   const cycles: (number | typeof ANY_CYCLE)[] = scopeCycles(params.scope, currentCycle) ?? [ANY_CYCLE];

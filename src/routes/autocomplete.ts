@@ -7,7 +7,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { SUGGESTERS, SUGGESTIONS, toAutocompleteBody, toSuggestBody } from '../query/autocomplete.ts';
+import { SCORED_FILTER, SUGGEST_FILTER, SUGGESTERS, SUGGESTIONS, toAutocompleteBody, toSuggestBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
@@ -73,12 +73,14 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
     const add = (row: Row | undefined) => {
       if (row && rows.size < SUGGESTIONS && !rows.has(String(row.id))) rows.set(String(row.id), row);
     };
-    const found = await reader.search<{ row: Row }>('entities', toSuggestBody(asked, currentCycle));
-    for (const hit of found.hits.hits) add(hit._source?.row);
+    // Filtered answers leave out what has nothing under it: no hits, no `hits`.
+    const found = await reader.search<{ row: Row }>('entities', { ...toSuggestBody(asked, currentCycle), filter_path: SUGGEST_FILTER });
+    for (const hit of found.hits?.hits ?? []) add(hit._source?.row);
     for (const name of SUGGESTERS) for (const option of inRank(found.suggest?.[name])) add(option._source?.row);
     // Fewer than ten completions: the scored query finds the rest (words in any order, typos).
     if (rows.size < SUGGESTIONS) {
-      for (const hit of (await reader.search<{ row: Row }>('entities', toAutocompleteBody(asked, currentCycle))).hits.hits) add(hit._source?.row);
+      const scored = await reader.search<{ row: Row }>('entities', { ...toAutocompleteBody(asked, currentCycle), filter_path: SCORED_FILTER });
+      for (const hit of scored.hits?.hits ?? []) add(hit._source?.row);
     }
     ctx.body = toEnvelope([...rows.values()].map(suggestionOf), deps.meta);
   });

@@ -396,6 +396,14 @@ describe('/v1/autocomplete', () => {
     expect((await ok('/v1/autocomplete')).data).toEqual([]);
   });
 
+  it('answers no suggestions, not an error, to text that nothing matches', async () => {
+    // Elasticsearch's filtered answers then leave out `hits` and `suggest` altogether.
+    const q = 'xqzjxqzj';
+    const near = b.entities.filter((r) => [r.id, r.slug, r.name, r.displayName].some((v) => typeof v === 'string' && /xqz|qzj/i.test(v)));
+    expect(near, 'nothing in the bundle is near the text').toEqual([]);
+    expect((await ok(`/v1/autocomplete?cycles=all&q=${q}`)).data).toEqual([]);
+  });
+
   it('is scoped and typed like search', async () => {
     const body = await ok('/v1/autocomplete?q=a&type=system&cycles=all');
     expect(body.data.length).toBeGreaterThan(0);
