@@ -35,15 +35,20 @@ type Option = { _score?: number; text?: string; _source?: { row: Row } };
 function inRank(suggestions: unknown): Option[] {
   const options = ((suggestions ?? []) as { options?: Option[] }[]).flatMap((s) => s.options ?? []);
   // Each option's key worked out once, not on every comparison (a sort makes ~4 per option).
-  const keyed = options.map((option) => ({ option, score: option._score ?? 0, label: suggestionOf(option._source?.row ?? {}).label.toLowerCase(), id: String(option._source?.row.id) }));
+  const keyed = options.map((option) => ({ option, score: option._score ?? 0, label: labelOf(option._source?.row ?? {}).toLowerCase(), id: String(option._source?.row.id) }));
   const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return keyed.sort((a, b) => b.score - a.score || order(a.label, b.label) || order(a.id, b.id)).map((k) => k.option);
+}
+
+/** What a box shows for an entity row: display name, else name, else id. */
+function labelOf(row: Row): string {
+  return text(row.displayName) ?? text(row.name) ?? String(row.id);
 }
 
 /** A suggestion of an entity row. */
 export function suggestionOf(row: Row) {
   const id = String(row.id);
-  const label = text(row.displayName) ?? text(row.name) ?? id;
+  const label = labelOf(row);
   const name = text(row.name);
   const cycle = Number.isInteger(row.cycle) && (row.cycle as number) >= 1 ? `cycle ${row.cycle}` : 'uncycled';
   const hint = [text(row.environment) ?? 'unknown', cycle, ...(name !== undefined && name !== label ? [name] : [])].join(' · ');
