@@ -2,9 +2,10 @@
  * Autocomplete benchmark: `/v1/autocomplete` at two catalogue sizes in one run — the 1.5 M-row
  * bundle (scale 550, 55 k entities) and an entities-only bundle three times as large (scale
  * 1660, 166 k entities) — 10 connections, prefixes of real names (2 to 8 characters) in rotation,
- * beside the two query shapes sent to Elasticsearch directly: the completion suggester the
- * route sends first (an FST walk) and the scored query on `index_prefixes` it falls back to
- * (what the route sent alone before). Edge n-grams are not measured: their tokenizer lives in
+ * beside the query shapes sent to Elasticsearch directly: the completion suggester the route
+ * sends first (an FST walk), and the two it sends together when that gives fewer than ten: the
+ * same suggester with one typo, and the scored query on `index_prefixes` (what the route sent
+ * alone before). Edge n-grams are not measured: their tokenizer lives in
  * the analysis-common module, which the distribution this project runs on does not have.
  * And the share of names only one entity starts with whose shortest such prefix puts that
  * entity first (prefix top-1).
@@ -17,7 +18,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
-import { SCORED_FILTER, SUGGEST_FILTER, toAutocompleteBody, toSuggestBody } from '../src/query/autocomplete.ts';
+import { SCORED_FILTER, SUGGEST_FILTER, TYPOS_FILTER, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
 import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
 
 const SAMPLE = 2000;
@@ -33,8 +34,9 @@ export interface AutocompleteSize {
   scale: number;
   entities: number;
   gateway: LoadFigures;
-  /** The suggester request and the scored query, each sent to Elasticsearch directly. */
+  /** The suggester request, the typos suggester and the scored query, each sent to Elasticsearch directly. */
   suggester: LoadFigures;
+  typos: LoadFigures;
   scored: LoadFigures;
   /** Names only one entity starts with: how often its shortest unique prefix answered it first. */
   top1: { tried: number; first: number; share: number };
@@ -80,9 +82,10 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
       return drive({ url, requests }, seconds);
     };
     const suggester = await measured(esUrl, direct((q) => toSuggestBody(asked(q), generation.currentCycle), SUGGEST_FILTER));
+    const typos = await measured(esUrl, direct((q) => toTyposBody(asked(q), generation.currentCycle), TYPOS_FILTER));
     const scored = await measured(esUrl, direct((q) => toAutocompleteBody(asked(q), generation.currentCycle), SCORED_FILTER));
     const served = await measured(gateway.url, queries.map((q) => ({ path: `/v1/autocomplete?cycles=all&q=${encodeURIComponent(q)}` })));
-    log(`autocomplete ${rows.length} entities: gateway p50/p99 ${served.p50Ms}/${served.p99Ms} ms; suggester ${suggester.p50Ms}/${suggester.p99Ms}, scored query ${scored.p50Ms}/${scored.p99Ms} directly`);
+    log(`autocomplete ${rows.length} entities: gateway p50/p99 ${served.p50Ms}/${served.p99Ms} ms; suggester ${suggester.p50Ms}/${suggester.p99Ms}, typos ${typos.p50Ms}/${typos.p99Ms}, scored query ${scored.p50Ms}/${scored.p99Ms} directly`);
 
     // Prefix counts of every name, to find the names only one entity starts with.
     const starts = new Map<string, number>();
@@ -102,7 +105,7 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
       if (tried === TOP1_SAMPLE) break;
     }
     log(`autocomplete ${rows.length} entities: prefix top-1 ${first}/${tried}`);
-    return { scale: size.scale, entities: rows.length, gateway: served, suggester, scored, top1: { tried, first, share: round(first / Math.max(tried, 1), 3) } };
+    return { scale: size.scale, entities: rows.length, gateway: served, suggester, typos, scored, top1: { tried, first, share: round(first / Math.max(tried, 1), 3) } };
   } finally {
     await gateway.stop();
   }

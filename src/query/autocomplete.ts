@@ -4,9 +4,9 @@
  * First `toSuggestBody`: an exact id or slug (two term lookups) and Elasticsearch's completion
  * suggester, which walks an in-memory FST — a keystroke costs the same at 55 k or 166 k
  * entities, where a scored query scores every match (thousands for two letters): names that
- * start with the text, then names with a later word that does, then the same with one typo.
- * Only when those give fewer than ten does the route send `toAutocompleteBody`, the scored
- * query below, for the rest (words in any order, a typo in each):
+ * start with the text, then names with a later word that does. Only when those give fewer than
+ * ten does the route send the rest, both at once: `toTyposBody`, the same suggester with one
+ * typo, and `toAutocompleteBody`, the scored query below (words in any order, a typo in each):
  *
  * A row matches when its name or display name has every complete word (one typo allowed in
  * words of four letters or more) and a word starting with the last one typed, or when the text
@@ -44,8 +44,14 @@ function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] 
   return filter;
 }
 
-/** The names of the suggesters in `toSuggestBody`, in rank order. */
-export const SUGGESTERS = ['starts', 'typos'] as const;
+/**
+ * The completion suggesters in rank order: `starts` goes with the id or slug lookup; `typos`
+ * (one typo from four letters on, never in the first one, as the scored query's AUTO:4) is
+ * asked only when those give fewer than ten — one keystroke in eight on the bench's prefixes.
+ * Asked together, the fuzzy walk cost every keystroke: Elasticsearch answered the suggester
+ * request alone at 1,815 a second with both, 2,806 with `starts` alone (bench/README.md).
+ */
+type Suggester = 'starts' | 'typos';
 
 /**
  * What the route reads of each answer (`filter_path`, a query parameter): the rows, and each
@@ -56,25 +62,37 @@ export const SUGGESTERS = ['starts', 'typos'] as const;
  * 771–1,025 answers/s with it, 966–1,158 with `filter_path`, 896–1,138 with neither). A key
  * with nothing under it is left out too (no hits: no `hits`).
  */
-export const SUGGEST_FILTER = `hits.hits._source.row,${SUGGESTERS.map((name) => `suggest.${name}.options._score,suggest.${name}.options._source.row`).join(',')}`;
+const optionsFilter = (name: Suggester) => `suggest.${name}.options._score,suggest.${name}.options._source.row`;
+export const SUGGEST_FILTER = `hits.hits._source.row,${optionsFilter('starts')}`;
+export const TYPOS_FILTER = optionsFilter('typos');
 /** The scored query: its rows alone (sorted by the query, so neither scores nor sort values are read). */
 export const SCORED_FILTER = 'hits.hits._source.row';
 
-/** The exact id or slug, and the completion suggesters, in one request. */
-export function toSuggestBody(params: AutocompleteParams, currentCycle: number): SearchBody {
+/** The completion suggester over the scope's contexts: names that start with the text. */
+function completion(params: AutocompleteParams, currentCycle: number) {
   const cycles: (number | typeof ANY_CYCLE)[] = scopeCycles(params.scope, currentCycle) ?? [ANY_CYCLE];
   const types = params.entityType ?? [undefined];
   const scope = cycles.flatMap((cycle) => types.map((type) => scopeContext(params.environment, cycle, type)));
-  const completion = { field: 'suggest', size: SUGGESTIONS, contexts: { scope } };
+  return { prefix: params.q, completion: { field: 'suggest', size: SUGGESTIONS, contexts: { scope } } };
+}
+
+/** The exact id or slug, and the names that start with the text, in one request. */
+export function toSuggestBody(params: AutocompleteParams, currentCycle: number): SearchBody {
   return {
     query: { bool: { filter: [...scopeFilter(params, currentCycle), idOrSlug(params.q)] } },
     size: SUGGESTIONS,
     track_total_hits: false,
-    suggest: {
-      starts: { prefix: params.q, completion },
-      // One typo from four letters on, never in the first one (as the scored query's AUTO:4).
-      typos: { prefix: params.q, completion: { ...completion, fuzzy: { fuzziness: 1, min_length: 4, prefix_length: 1 } } },
-    },
+    suggest: { starts: completion(params, currentCycle) },
+  };
+}
+
+/** The names that start with the text give or take one typo, from four letters on and never in the first one. */
+export function toTyposBody(params: AutocompleteParams, currentCycle: number): SearchBody {
+  const starts = completion(params, currentCycle);
+  return {
+    size: 0,
+    track_total_hits: false,
+    suggest: { typos: { ...starts, completion: { ...starts.completion, fuzzy: { fuzziness: 1, min_length: 4, prefix_length: 1 } } } },
   };
 }
 

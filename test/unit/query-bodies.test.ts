@@ -13,7 +13,7 @@ import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '..
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
-import { toAutocompleteBody, toSuggestBody } from '../../src/query/autocomplete.ts';
+import { toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
 import { toGroupsBody, toHistogramBody, toSourceKindsBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
@@ -63,6 +63,7 @@ describe('query bodies', () => {
     toSourceKindsBody,
     toAutocompleteBody,
     toSuggestBody,
+    toTyposBody,
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {
