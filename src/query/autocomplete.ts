@@ -47,9 +47,10 @@ function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] 
 /**
  * The completion suggesters in rank order: `starts` goes with the id or slug lookup; `typos`
  * (one typo from four letters on, never in the first one, as the scored query's AUTO:4) is
- * asked only when those give fewer than ten — one keystroke in eight on the bench's prefixes.
- * Asked together, the fuzzy walk cost every keystroke: Elasticsearch answered the suggester
- * request alone at 1,815 a second with both, 2,806 with `starts` alone (bench/README.md).
+ * asked only when those give fewer than ten: one keystroke in eight on the bench's prefixes.
+ * Asked with `starts`, its fuzzy walk cost every keystroke. Sent directly on 157 k entities,
+ * the first request answered 1,610–1,833 a second with both suggesters, 2,174–2,219 with
+ * `starts` alone (bench/README.md, "Autocomplete: a typo only when it is needed").
  */
 type Suggester = 'starts' | 'typos';
 
