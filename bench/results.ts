@@ -249,10 +249,12 @@ export async function recordResults(report: Record<string, unknown>, benchDir: s
   const m = r.machine;
   const busy =
     m.busyCoresAtStart === undefined ? '' : `; ${m.busyCoresAtStart} cores busy with other work at the start${m.busyCoresAtStart > QUIET_CORES ? ' (**a busy machine: the figures are disturbed**)' : ''}`;
+  const stolen = Object.entries(m.stealPercent ?? {});
+  const steal = stolen.length === 0 ? '' : ` The hypervisor took ${stolen.map(([name, percent]) => `${percent} % of the cores' time during ${name}`).join(', ')} (steal).`;
   const section = [
     `## ${r.date}${r.quick ? ' (quick)' : ''}`,
     '',
-    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores${busy}. Raw: \`${path.relative(benchDir, json)}\`.`,
+    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores${busy}.${steal} Raw: \`${path.relative(benchDir, json)}\`.`,
     '',
     ...(r.load ? loadTable(r.load) : []),
     ...(r.freshness ? freshnessTable(r.freshness) : []),

@@ -24,7 +24,7 @@ import { benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
-import { describeMachine, quietMachine } from './support.ts';
+import { cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,34 +46,44 @@ const log = (line: string) => console.error(line);
 const config = loadConfig();
 const { url } = await provideElasticsearch(config, log);
 const client = createClient(url, 600_000);
-const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: { ...(await describeMachine(url)), busyCoresAtStart: await quietMachine(log) } };
+const steal: Record<string, number> = {};
+const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: { ...(await describeMachine(url)), busyCoresAtStart: await quietMachine(log), stealPercent: steal } };
+/** Runs one benchmark, noting the share of the cores' time the hypervisor took meanwhile. */
+async function measured<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const before = await cpuTimes();
+  try {
+    return await run();
+  } finally {
+    steal[name] = stealPercent(before, await cpuTimes());
+  }
+}
 try {
   if (which.has('load')) {
     const scale = Number(values.scale ?? (quick ? 70 : 550));
-    report.load = await benchLoad({ client, esUrl: url, config, scale, log });
-    report.freshness = await benchFreshness({ client, esUrl: url, config, scale, log });
+    report.load = await measured('load', () => benchLoad({ client, esUrl: url, config, scale, log }));
+    report.freshness = await measured('freshness', () => benchFreshness({ client, esUrl: url, config, scale, log }));
   }
   if (which.has('http')) {
     const seconds = Number(values.seconds ?? (quick ? 2 : 5));
     const rounds = Number(values.rounds ?? (quick ? 1 : 2));
-    report.http = await benchHttp({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds, rounds, log });
+    report.http = await measured('http', () => benchHttp({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds, rounds, log }));
   }
   if (which.has('scale')) {
     const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);
-    report.scale = await benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), reuse: values.reuse, log });
+    report.scale = await measured('scale', () => benchScale({ client, esUrl: url, config, sizes, seconds: Number(values.seconds ?? (quick ? 2 : 5)), rounds: Number(values.rounds ?? (quick ? 1 : 2)), reuse: values.reuse, log }));
   }
   if (which.has('autocomplete')) {
-    report.autocomplete = await benchAutocomplete({ client, esUrl: url, config, seconds: Number(values.seconds ?? (quick ? 2 : 10)), log });
+    report.autocomplete = await measured('autocomplete', () => benchAutocomplete({ client, esUrl: url, config, seconds: Number(values.seconds ?? (quick ? 2 : 10)), log }));
   }
   if (which.has('client')) {
-    report.client = await benchClient({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), log });
+    report.client = await measured('client', () => benchClient({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), log }));
   }
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));
-    report.overload = await benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), log });
+    report.overload = await measured('overload', () => benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), log }));
   }
   if (which.has('soak')) {
-    report.soak = await benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log });
+    report.soak = await measured('soak', () => benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log }));
   }
 } finally {
   await client.close();

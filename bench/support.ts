@@ -23,6 +23,8 @@ export interface Machine {
   esHeapMb: number;
   /** Cores other work kept busy when the run started (bench/support.ts, `quietMachine`). */
   busyCoresAtStart?: number;
+  /** Per benchmark, the share of the cores' time the hypervisor gave elsewhere (steal, %). */
+  stealPercent?: Record<string, number>;
 }
 
 /** The machine and the Elasticsearch node the figures were taken on. */
@@ -38,16 +40,36 @@ export async function describeMachine(esUrl: string): Promise<Machine> {
   };
 }
 
+/** The machine's CPU time so far (/proc/stat, in ticks): all of it, idle, and stolen by the hypervisor. */
+export interface CpuTimes {
+  total: number;
+  idle: number;
+  steal: number;
+}
+
+export async function cpuTimes(): Promise<CpuTimes> {
+  // user nice system idle iowait irq softirq steal
+  const fields = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: fields.reduce((sum, n) => sum + n, 0), idle: fields[3]! + fields[4]!, steal: fields[7]! };
+}
+
+/**
+ * The share of the cores' time between two readings that the hypervisor gave to other guests
+ * (steal), in %. On a shared VM the same requests run at rates a third apart from one hour to
+ * the next (`/v1/health`: 8,890 req/s at 07:00 on 2026-11-27, 5,700 at 09:28). Steal tells one
+ * cause of that, the host's other guests taking the cores, from those it cannot see (shared
+ * caches, clock speed).
+ */
+export function stealPercent(before: CpuTimes, after: CpuTimes): number {
+  const total = after.total - before.total;
+  return total > 0 ? Math.round(((after.steal - before.steal) / total) * 1000) / 10 : 0;
+}
+
 /** Cores busy on the whole machine over `ms`, from /proc/stat (all of its processes). */
 async function busyCores(ms: number): Promise<number> {
-  const read = async () => {
-    const fields = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const idle = fields[3]! + fields[4]!;
-    return { idle, total: fields.reduce((sum, n) => sum + n, 0) };
-  };
-  const before = await read();
+  const before = await cpuTimes();
   await sleep(ms);
-  const after = await read();
+  const after = await cpuTimes();
   const total = after.total - before.total;
   return total > 0 ? Math.round(((total - (after.idle - before.idle)) / total) * cpus().length * 100) / 100 : 0;
 }
