@@ -45,14 +45,16 @@ function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] 
 }
 
 /**
- * The completion suggesters in rank order: `starts` goes with the id or slug lookup; `typos`
- * (one typo from four letters on, never in the first one, as the scored query's AUTO:4) is
- * asked only when those give fewer than ten: one keystroke in eight on the bench's prefixes.
+ * The completion suggesters, in rank order, named once for the bodies, their filters and the
+ * route that reads their answers. `starts` goes with the id or slug lookup; `typos` (one typo
+ * from four letters on, never in the first one, as the scored query's AUTO:4) is asked only
+ * when those give fewer than ten: one keystroke in eight on the bench's prefixes.
  * Asked with `starts`, its fuzzy walk cost every keystroke. Sent directly on 157 k entities,
  * the first request answered 1,610–1,833 a second with both suggesters, 2,174–2,219 with
  * `starts` alone (bench/README.md, "Autocomplete: a typo only when it is needed").
  */
-type Suggester = 'starts' | 'typos';
+export const SUGGESTERS = { starts: 'starts', typos: 'typos' } as const;
+type Suggester = (typeof SUGGESTERS)[keyof typeof SUGGESTERS];
 
 /**
  * What the route reads of each answer (`filter_path`, a query parameter): the rows, and each
@@ -64,8 +66,8 @@ type Suggester = 'starts' | 'typos';
  * with nothing under it is left out too (no hits: no `hits`).
  */
 const optionsFilter = (name: Suggester) => `suggest.${name}.options._score,suggest.${name}.options._source.row`;
-export const SUGGEST_FILTER = `hits.hits._source.row,${optionsFilter('starts')}`;
-export const TYPOS_FILTER = optionsFilter('typos');
+export const SUGGEST_FILTER = `hits.hits._source.row,${optionsFilter(SUGGESTERS.starts)}`;
+export const TYPOS_FILTER = optionsFilter(SUGGESTERS.typos);
 /** The scored query: its rows alone (sorted by the query, so neither scores nor sort values are read). */
 export const SCORED_FILTER = 'hits.hits._source.row';
 
@@ -83,7 +85,7 @@ export function toSuggestBody(params: AutocompleteParams, currentCycle: number):
     query: { bool: { filter: [...scopeFilter(params, currentCycle), idOrSlug(params.q)] } },
     size: SUGGESTIONS,
     track_total_hits: false,
-    suggest: { starts: completion(params, currentCycle) },
+    suggest: { [SUGGESTERS.starts]: completion(params, currentCycle) },
   };
 }
 
@@ -93,7 +95,7 @@ export function toTyposBody(params: AutocompleteParams, currentCycle: number): S
   return {
     size: 0,
     track_total_hits: false,
-    suggest: { typos: { ...starts, completion: { ...starts.completion, fuzzy: { fuzziness: 1, min_length: 4, prefix_length: 1 } } } },
+    suggest: { [SUGGESTERS.typos]: { ...starts, completion: { ...starts.completion, fuzzy: { fuzziness: 1, min_length: 4, prefix_length: 1 } } } },
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { SCORED_FILTER, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
+import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
@@ -81,7 +81,7 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
     // Filtered answers leave out what has nothing under it: no hits, no `hits`.
     const found = await reader.search<{ row: Row }>('entities', { ...toSuggestBody(asked, currentCycle), filter_path: SUGGEST_FILTER });
     for (const hit of found.hits?.hits ?? []) add(hit._source?.row);
-    for (const option of inRank(found.suggest?.starts)) add(option._source?.row);
+    for (const option of inRank(found.suggest?.[SUGGESTERS.starts])) add(option._source?.row);
     // Fewer than ten: completions with one typo, then the scored query (words in any order, a
     // typo in each). Both at once: nine in ten keystrokes that need the first need the second.
     if (rows.size < SUGGESTIONS) {
@@ -89,7 +89,7 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
         reader.search<{ row: Row }>('entities', { ...toTyposBody(asked, currentCycle), filter_path: TYPOS_FILTER }),
         reader.search<{ row: Row }>('entities', { ...toAutocompleteBody(asked, currentCycle), filter_path: SCORED_FILTER }),
       ]);
-      for (const option of inRank(typos.suggest?.typos)) add(option._source?.row);
+      for (const option of inRank(typos.suggest?.[SUGGESTERS.typos])) add(option._source?.row);
       for (const hit of scored.hits?.hits ?? []) add(hit._source?.row);
     }
     ctx.body = toEnvelope([...rows.values()].map(suggestionOf), deps.meta);
