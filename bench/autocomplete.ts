@@ -3,7 +3,7 @@
  * bundle (scale 550, 55 k entities) and an entities-only bundle three times as large (scale
  * 1660, 166 k entities) — 10 connections, prefixes of real names (2 to 8 characters) in rotation,
  * beside the query shapes sent to Elasticsearch directly: the completion suggester the route
- * sends first (an FST walk), and the two it sends together when that gives fewer than ten: the
+ * sends first (an FST walk, with the exact id or slug lookup where the text may be one), and the two it sends together when that gives fewer than ten: the
  * same suggester with one typo, and the scored query on `index_prefixes` (what the route sent
  * alone before). Edge n-grams are not measured: their tokenizer lives in
  * the analysis-common module, which the distribution this project runs on does not have.
@@ -18,7 +18,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
-import { SCORED_FILTER, SUGGEST_FILTER, TYPOS_FILTER, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
+import { SCORED_FILTER, SEPARATORS, SUGGEST_FILTER, TYPOS_FILTER, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
 import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
 
 const SAMPLE = 2000;
@@ -72,7 +72,9 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
   // As the route sends them: the same body and the same `filter_path`.
   const direct = (body: (q: string) => unknown, filter: string) =>
     queries.map((q) => ({ path: `/${index}/_search?filter_path=${filter}`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
-  const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const });
+  // With the exact id or slug lookup only where the route sends it (text that may be one).
+  const everySeparated = (await client.count({ index, query: UNSEPARATED_IDS })).count === 0;
+  const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const, exact: SEPARATORS.test(q) || !everySeparated });
 
   // The response cache off: the prefixes rotate, and each must be answered by Elasticsearch.
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', RESPONSE_CACHE: 'off' });

@@ -7,9 +7,10 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
+import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, SEPARATORS, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
+import type { Reader } from '../search/search-service.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { one, route } from './operation.ts';
 import type { JsonSchema } from './records.ts';
@@ -55,7 +56,27 @@ export function suggestionOf(row: Row) {
   return { id, slug: text(row.slug) ?? id, label, entityType: text(row.entityType) ?? text(row.type) ?? 'unknown', hint };
 }
 
+/** Generations kept in `separatedIds`' memo: the live one and those cursors may still name. */
+const GENERATIONS_KEPT = 4;
+
+/** Per generation, whether every entity id holds a `:` and every slug a `-` (counted once: `UNSEPARATED_IDS`). */
+function separatedIds(): (reader: Reader) => Promise<boolean> {
+  const known = new Map<string, Promise<boolean>>();
+  return (reader) => {
+    const { generation } = reader.generation;
+    let answer = known.get(generation);
+    if (!answer) {
+      answer = reader.count('entities', UNSEPARATED_IDS).then((count) => count === 0);
+      answer.catch(() => known.delete(generation));
+      if (known.size >= GENERATIONS_KEPT) known.delete(known.keys().next().value!);
+      known.set(generation, answer);
+    }
+    return answer;
+  };
+}
+
 export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
+  const everySeparated = separatedIds();
   const query = [Q, ENVIRONMENT, CYCLES, CYCLE, TYPE] as const;
   const operation = {
     summary: 'Entities for the text typed so far (at most 10)',
@@ -72,7 +93,9 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
     }
     const reader = await deps.search.reader();
     ctx.state.generation = reader.generation.generation;
-    const asked = { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type };
+    // Only text without a separator needs the count (once per generation) to be known as no id or slug.
+    const exact = SEPARATORS.test(params.q) || !(await everySeparated(reader));
+    const asked = { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type, exact };
     const { currentCycle } = reader.generation;
     const rows = new Map<string, Row>();
     const add = (row: Row | undefined) => {

@@ -13,7 +13,7 @@ import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '..
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
-import { toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
+import { UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
 import { toGroupsBody, toHistogramBody, toSourceKindsBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
@@ -24,7 +24,7 @@ function fieldsOf(body: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(body)) body.forEach((b) => fieldsOf(b, into));
   else if (body && typeof body === 'object') {
     for (const [key, value] of Object.entries(body)) {
-      if (['term', 'terms', 'match', 'match_bool_prefix', 'prefix', 'range', 'exists', 'missing', 'cardinality', 'date_histogram'].includes(key) && value && typeof value === 'object') {
+      if (['term', 'terms', 'match', 'match_bool_prefix', 'prefix', 'range', 'exists', 'missing', 'cardinality', 'date_histogram', 'wildcard'].includes(key) && value && typeof value === 'object') {
         if (['exists', 'missing', 'cardinality', 'date_histogram'].includes(key)) into.add((value as { field: string }).field);
         else if (key === 'terms' && typeof (value as { field?: unknown }).field === 'string') into.add((value as { field: string }).field);
         else for (const field of Object.keys(value)) into.add(field);
@@ -64,6 +64,7 @@ describe('query bodies', () => {
     toAutocompleteBody,
     toSuggestBody,
     toTyposBody,
+    unseparatedIds: () => ({ query: UNSEPARATED_IDS, size: 0 }),
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {

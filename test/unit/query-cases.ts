@@ -39,6 +39,10 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['events-first-seen-after', 'events', b.toEventListBody!({ ...list, scope: { kind: 'all' }, sort: 'indexedAt:asc', sinceIndexed: { at: '2026-06-30T05:10:00.000000000Z', onNanosecond: true } }, 6, { after: ['2026-06-30T05:12:00.000000000Z', '2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
     ['entities-updated-since', 'entities', b.toEntityListBody!({ ...list, sort: 'updatedAt:desc', updatedSince: { at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true } }, 6)],
     ['autocomplete-suggest', 'entities', b.toSuggestBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character', 'tribe'] }, 6)],
+    // Text that cannot be an id or slug (issue 23): the suggester alone, and no exact tier.
+    ['autocomplete-suggest-no-exact', 'entities', b.toSuggestBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
+    ['autocomplete-no-exact', 'entities', b.toAutocompleteBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
+    ['autocomplete-unseparated-ids', 'entities', b.unseparatedIds!()],
     ['autocomplete-typos', 'entities', b.toTyposBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character', 'tribe'] }, 6)],
     ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
