@@ -7,7 +7,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, SEPARATORS, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
+import { SCORED_FILTER, SEPARATORS, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { Reader } from '../search/search-service.ts';
@@ -56,8 +56,8 @@ export function suggestionOf(row: Row) {
   return { id, slug: text(row.slug) ?? id, label, entityType: text(row.entityType) ?? text(row.type) ?? 'unknown', hint };
 }
 
-/** Generations kept in `separatedIds`' memo: the live one and those cursors may still name. */
-const GENERATIONS_KEPT = 4;
+/** Generations kept in `separatedIds`' memo: autocomplete reads the live one, and around a swap the one before it. */
+const GENERATIONS_KEPT = 2;
 
 /** Per generation, whether every entity id holds a `:` and every slug a `-` (counted once: `UNSEPARATED_IDS`). */
 function separatedIds(): (reader: Reader) => Promise<boolean> {
