@@ -94,8 +94,11 @@ export interface SearchServiceOptions {
   admit?: <T>(call: () => Promise<T>, index: string) => Promise<T>;
 }
 
+/** How long the live generation read from Elasticsearch is reused (a swap is seen within it). */
+export const LIVE_CACHE_MS = 1000;
+
 export function createSearchService(options: SearchServiceOptions): SearchService {
-  const { client, prefix, observe, onError, liveCacheMs = 1000, admit } = options;
+  const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, admit } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
   let lastLive: GenerationDoc | undefined;
 

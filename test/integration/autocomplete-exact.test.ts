@@ -9,11 +9,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { loadBundle } from '../../loader/load-bundle.ts';
-import { createClient } from '../../src/search/client.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { fold } from '../support/expect.ts';
 
@@ -51,12 +49,7 @@ async function publishPlainSlug(): Promise<BundleRow[]> {
       }
     },
   });
-  const client = createClient(inject('esUrl'), 120_000);
-  const { config } = gw;
-  await loadBundle(dir, { client, prefix: gw.prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts });
-  await client.close();
-  // The gateway caches the live generation for a second.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await gw.loadNext(dir);
   return readAllRows(dir, 'entities.jsonl');
 }
 

@@ -8,11 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { createClient } from '../../src/search/client.ts';
-import { loadBundle } from '../../loader/load-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { byteCompare, expectError, expectedEntities, instantNanos, readBundle, walk } from '../support/expect.ts';
 
@@ -54,11 +52,7 @@ beforeAll(async () => {
   through = first.body.meta.indexedThrough;
   next = path.join(work, 'next');
   await writeNextExport(gw.bundleDir, next, { events: withNewRows('next'), killmails: withNewRows('next') });
-  const client = createClient(inject('esUrl'), 120_000);
-  await loadBundle(next, { client, prefix: gw.prefix, dataDir: gw.config.dataDir, cycleStarts: gw.config.cycleStarts });
-  await client.close();
-  // The gateway caches the live generation for a second.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await gw.loadNext(next);
 }, 300_000);
 
 afterAll(async () => {

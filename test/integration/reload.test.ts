@@ -7,11 +7,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
-import { createClient } from '../../src/search/client.ts';
-import { loadBundle } from '../../loader/load-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { newestFirst } from '../support/expect.ts';
 
@@ -31,12 +29,7 @@ afterAll(async () => {
 async function reload(seed: number): Promise<string> {
   const dir = path.join(work, `seed-${seed}`);
   await writeBundle(dir, { scale: 1, seed });
-  const client = createClient(inject('esUrl'), 120_000);
-  const { config } = gw;
-  await loadBundle(dir, { client, prefix: gw.prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts });
-  await client.close();
-  // The gateway caches the live generation for a second.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await gw.loadNext(dir);
   return dir;
 }
 

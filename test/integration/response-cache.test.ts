@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BundleRow } from '../../generator/read-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { aliasName } from '../../src/indices/generation.ts';
-import { loadBundle } from '../../loader/load-bundle.ts';
 import { testClient } from '../support/elasticsearch.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
@@ -185,9 +184,7 @@ describe('a generation swap', () => {
       }
     };
     await writeNextExport(gw.bundleDir, next, { killmails: drop });
-    await loadBundle(next, { client, prefix: gw.prefix, dataDir: gw.config.dataDir, cycleStarts: gw.config.cycleStarts });
-    // The gateway reads the live generation at most a second old.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await gw.loadNext(next);
     const after = await gw.get('/v1/killmails?cycles=all&limit=1');
     expect(after.body.meta.count).toBe(before.body.meta.count - 1);
     expect(after.body.data[0].id).not.toBe(before.body.data[0].id);

@@ -11,6 +11,7 @@ import { inject } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
+import { LIVE_CACHE_MS } from '../../src/search/search-service.ts';
 import { type ServerOptions, startServer } from '../../src/server.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
@@ -22,6 +23,11 @@ export interface TestGateway {
   prefix: string;
   config: Readonly<Config>;
   load: LoadSummary;
+  /**
+   * Loads `source` as the next generation under this gateway's prefix (as `npm run load` would),
+   * then waits out the gateway's one-second cache of the live generation: the next request reads it.
+   */
+  loadNext(source: string, options?: { store?: ObjectStore }): Promise<LoadSummary>;
   /** GET a path; JSON body parsed when the response is JSON. */
   get(pathAndQuery: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   close(): Promise<void>;
@@ -61,6 +67,11 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     prefix,
     config,
     load,
+    async loadNext(next, { store } = {}) {
+      const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store });
+      await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
+      return summary;
+    },
     async get(pathAndQuery, init) {
       const response = await fetch(`${running.url}${pathAndQuery}`, init);
       const text = await response.text();
