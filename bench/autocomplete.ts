@@ -18,7 +18,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
-import { SCORED_FILTER, SEPARATORS, SUGGEST_FILTER, TYPOS_FILTER, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
+import { SCORED_FILTER, SUGGEST_FILTER, TYPOS_FILTER, UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
 import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
 
 const SAMPLE = 2000;
@@ -74,7 +74,7 @@ async function benchSize(client: Client, esUrl: string, config: Readonly<Config>
     queries.map((q) => ({ path: `/${index}/_search?filter_path=${filter}`, method: 'POST' as const, body: JSON.stringify(body(q)) }));
   // With the exact id or slug lookup only where the route sends it (text that may be one).
   const everySeparated = (await client.count({ index, query: UNSEPARATED_IDS })).count === 0;
-  const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const, exact: SEPARATORS.test(q) || !everySeparated });
+  const asked = (q: string) => ({ q, environment: 'stillness', scope: { kind: 'all' } as const, exact: needsExactLookup(q, everySeparated) });
 
   // The response cache off: the prefixes rotate, and each must be answered by Elasticsearch.
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', RESPONSE_CACHE: 'off' });

@@ -16,7 +16,7 @@
  * `index_prefixes` (up to 10 characters), so a keystroke costs no term expansion.
  *
  * The exact lookup is left out of both requests when the text cannot be an id or slug
- * (`exact: false`, see `UNSEPARATED_IDS`): the first request is then the suggester alone.
+ * (`exact: false`, see `needsExactLookup`): the first request is then the suggester alone.
  */
 import { ANY_CYCLE, scopeContext } from '../indices/entities.ts';
 import { type Query, type SearchBody, environmentScope, oneOf } from './list.ts';
@@ -35,7 +35,7 @@ export interface AutocompleteParams {
   environment: string;
   scope: CycleScope;
   entityType?: AnyOf;
-  /** False when the text cannot be an exact id or slug (see `UNSEPARATED_IDS`): the bodies then leave the lookup out. Default true. */
+  /** False when the text cannot be an exact id or slug (`needsExactLookup`): the bodies then leave the lookup out. Default true. */
   exact?: boolean;
 }
 
@@ -56,8 +56,14 @@ export const UNSEPARATED_IDS: Query = {
   bool: { should: [{ bool: { must_not: { wildcard: { id: '*:*' } } } }, { bool: { must_not: { wildcard: { slug: '*-*' } } } }], minimum_should_match: 1 },
 };
 
-/** Text with either separator may be an id or slug whatever `UNSEPARATED_IDS` counts. */
-export const SEPARATORS = /[:-]/;
+/**
+ * Whether the exact id or slug lookup goes with `text`: when it holds a `:` or `-` it may be
+ * one, and any text may be when some id or slug lacks its separator (`everySeparated` false:
+ * `UNSEPARATED_IDS` counted some).
+ */
+export function needsExactLookup(text: string, everySeparated: boolean): boolean {
+  return !everySeparated || /[:-]/.test(text);
+}
 
 function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] {
   const filter = environmentScope(params.environment, params.scope, currentCycle);

@@ -7,7 +7,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
-import { SCORED_FILTER, SEPARATORS, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
+import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
 import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { Reader } from '../search/search-service.ts';
@@ -93,8 +93,7 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
     }
     const reader = await deps.search.reader();
     ctx.state.generation = reader.generation.generation;
-    // Only text without a separator needs the count (once per generation) to be known as no id or slug.
-    const exact = SEPARATORS.test(params.q) || !(await everySeparated(reader));
+    const exact = needsExactLookup(params.q, await everySeparated(reader));
     const asked = { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type, exact };
     const { currentCycle } = reader.generation;
     const rows = new Map<string, Row>();

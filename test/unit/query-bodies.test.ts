@@ -13,7 +13,7 @@ import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '..
 import type { SearchBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
-import { UNSEPARATED_IDS, toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
+import { UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
 import { toGroupsBody, toHistogramBody, toSourceKindsBody } from '../../src/query/groups.ts';
 import { queryCases } from './query-cases.ts';
 
@@ -91,5 +91,13 @@ describe('mappings', () => {
       const type = (description.mapping.mappings.properties[field] as { type?: string } | undefined)?.type;
       if (field !== '_score') expect(['keyword', 'date_nanos'], `${description.name}.${field}`).toContain(type);
     }
+  });
+});
+
+describe('needsExactLookup', () => {
+  it('sends the exact lookup with text that holds a separator, and with any text when some id or slug lacks one', () => {
+    for (const text of ['character:stillness:1', 'character-1-stillness', 'a-b', ':']) expect(needsExactLookup(text, true), text).toBe(true);
+    for (const text of ['vesna', 'vesna ko', 'Recipe Tritanium', '']) expect(needsExactLookup(text, true), text).toBe(false);
+    for (const text of ['vesna', 'character:stillness:1', '']) expect(needsExactLookup(text, false), text).toBe(true);
   });
 });
