@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Manifest, readManifest } from '../../generator/read-bundle.ts';
+import { LIVE_CACHE_MS } from '../../src/search/search-service.ts';
 import { expectError } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type LogCapture, captureLog } from '../support/log-capture.ts';
@@ -38,7 +39,7 @@ const bytesOf = async (route: string, init?: RequestInit) => {
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 };
 /** Longer than the gateway's one-second cache of the live generation: the next request asks ES. */
-const pastLiveCache = () => new Promise((resolve) => setTimeout(resolve, 1100));
+const pastLiveCache = () => new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
 
 describe('Elasticsearch down, then back', () => {
   it('serves exports and health from disk, answers 503 elsewhere, logs the outage once and recovers', async () => {
