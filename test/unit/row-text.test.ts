@@ -14,6 +14,30 @@ function referenceTokens(...values: unknown[]): string[] {
   return [...tokens].map((t) => t.slice(0, 512));
 }
 
+describe('the words of a text', () => {
+  /** The split as first written: the character-code scan of ASCII text must give the same words. */
+  const reference = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+  it('are the runs of letters and digits, ASCII or not', () => {
+    expect(words('event:CsP43M9f:0 gate.jump')).toEqual(['event', 'CsP43M9f', '0', 'gate', 'jump']);
+    expect(words('--Vesna  Korr--')).toEqual(['Vesna', 'Korr']);
+    expect(words('Ærø-ßtraße ٣٤ x²')).toEqual(reference('Ærø-ßtraße ٣٤ x²'));
+    expect(words('')).toEqual([]);
+  });
+
+  it('match the Unicode split on every ASCII character and on texts drawn at random', () => {
+    const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).join('');
+    expect(words(ascii)).toEqual(reference(ascii));
+    const alphabet = ['a', 'Z', '7', ' ', ':', '-', '_', '.', '\t', 'é', '½', '€', '😀', '٣'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: next() % 24 }, () => alphabet[next() % (n % 2 ? alphabet.length : 9)]).join('');
+      expect(words(text)).toEqual(reference(text));
+    }
+  });
+});
+
 describe('tokens of a row', () => {
   it('are each value and its words, once each, in first-seen order', () => {
     expect(tokensOf('character:stillness:2112456789', 'Vesna Korr', null, '', '  ', 42, 'korr Vesna')).toEqual([
