@@ -55,12 +55,17 @@ describe('admission control', () => {
     // Two clients, one slot each (a client has at most a quarter of the slots, at least one).
     const inFlight = [timed(`/v1/entities/${ids[0]}`), timed(`/v1/entities/${ids[1]}`, '127.0.0.5')];
     await proxy.holding();
-    // 127.0.0.1 may queue one request (half the queue), not two; another client may.
+    // 127.0.0.1 may queue one request behind its own (half the queue), not two.
     const queuedOwn = timed(`/v1/entities/${ids[2]}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const share = await timed(`/v1/entities/${ids[3]}`);
     expectError(share, 503, 'overloaded');
-    const queued = timed(`/v1/entities/${ids[2]}`, '127.0.0.2');
+    // A client with nothing in flight does not wait behind the others' requests: refused at once.
+    const stranger = await timed(`/v1/entities/${ids[2]}`, '127.0.0.2');
+    expectError(stranger, 503, 'overloaded');
+    expect(stranger.ms).toBeLessThan(300);
+    // 127.0.0.5 queues behind its own.
+    const queued = timed(`/v1/entities/${ids[2]}`, '127.0.0.5');
     await new Promise((resolve) => setTimeout(resolve, 50));
 
     // The queue is full: refused at once, whoever asks, whatever the route.
@@ -111,7 +116,8 @@ describe('admission control', () => {
       proxy.hold();
       const inFlight = [from('127.0.0.21', `/v1/entities/${ids[0]}`), from('127.0.0.22', `/v1/entities/${ids[1]}`)];
       await proxy.holding();
-      const queued = [from('127.0.0.23', `/v1/entities/${ids[2]}`), from('127.0.0.24', `/v1/entities/${ids[3]}`)];
+      // Each client queues one behind its own: the queue is full, and nobody else may wait.
+      const queued = [from('127.0.0.21', `/v1/entities/${ids[2]}`), from('127.0.0.22', `/v1/entities/${ids[3]}`)];
       await new Promise((resolve) => setTimeout(resolve, 50));
 
       const first = await from('127.0.0.25', '/v1/events?limit=5');
@@ -136,7 +142,8 @@ describe('admission control', () => {
   });
 
   it('once the queue has stood 100 ms, lets a newcomer take the place of a waiter that waited 25 ms, refusing that one at once', async () => {
-    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '2', ES_QUEUE: '2', ES_QUEUE_MS: '10000', RESPONSE_CACHE: 'off', RATE_LIMIT: 'off' });
+    // Three slots, one per client; a queue of two, one place per client.
+    const config = loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', ES_MAX_IN_FLIGHT: '3', ES_QUEUE: '2', ES_QUEUE_MS: '10000', RESPONSE_CACHE: 'off', RATE_LIMIT: 'off' });
     const adaptive = await startServer(config, proxy.url);
     const from = async (address: string, path: string) => {
       const started = performance.now();
@@ -146,14 +153,15 @@ describe('admission control', () => {
     try {
       expect((await from('127.0.0.30', `/v1/entities/${ids[0]}`)).status).toBe(200);
       proxy.hold();
-      const inFlight = [from('127.0.0.31', `/v1/entities/${ids[0]}`), from('127.0.0.32', `/v1/entities/${ids[1]}`)];
+      const inFlight = [from('127.0.0.31', `/v1/entities/${ids[0]}`), from('127.0.0.32', `/v1/entities/${ids[1]}`), from('127.0.0.33', `/v1/entities/${ids[2]}`)];
       await proxy.holding();
-      const oldest = from('127.0.0.33', `/v1/entities/${ids[2]}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const oldest = from('127.0.0.31', `/v1/entities/${ids[2]}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const other = from('127.0.0.34', `/v1/entities/${ids[3]}`);
+      const other = from('127.0.0.32', `/v1/entities/${ids[3]}`);
       // The queue is full; once it has stood 100 ms and its oldest waited 25, a newcomer gets in.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const newcomer = from('127.0.0.35', `/v1/entities/${ids[0]}`);
+      const newcomer = from('127.0.0.33', `/v1/entities/${ids[0]}`);
       const displaced = await oldest;
       expectError(displaced, 503, 'overloaded');
       expect(displaced.headers['retry-after']).toBe('1');
