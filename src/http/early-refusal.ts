@@ -8,7 +8,7 @@
  * - **429**: once the rate limit has refused a client (middleware/rate-limit.ts), its further
  *   requests until the window renews (bench overload: a greedy client on a new connection per
  *   request).
- * - **503**: while admission control is saturated (no free slot, a full queue:
+ * - **503**: while admission control is saturated (no free slot, and nobody may wait:
  *   src/search/admission.ts), every list, search or facet — after its points are spent, as the
  *   full stack spends them (a client whose budget is spent gets the 429 instead). Measured on
  *   the overload bench's crowd (4× capacity, 2 cores shared with Elasticsearch): the gateway's

@@ -20,7 +20,7 @@
  *   (src/http/early-refusal.ts), rather than queued behind other clients' requests. Such a wait
  *   is added to everything admitted, and under a flood the queue's places go to requests that
  *   cross the whole stack only to be refused later. Measured on the overload bench's crowd (4×
- *   capacity, paired rounds): admitted p99 97–120 ms against 139–251 ms when any request could
+ *   capacity, 7 paired rounds): admitted p99 86–120 ms against 111–262 ms when any request could
  *   wait, for the same goodput (bench/README.md, "Waiting only behind one's own requests").
  *
  * A queue that has not drained for `STANDING_MS` is standing, not a burst (a client keeps
@@ -100,14 +100,15 @@ export interface Admission {
   /** Runs `call` once a slot is free; throws `overloaded` without calling it when none frees in time. */
   run<T>(call: () => Promise<T>): Promise<T>;
   /**
-   * Whether a request of `client` would be refused right now (no free slot, and no place in
-   * the queue for it, free or displaceable): the HTTP layer then refuses before doing any work for the request. A
-   * `true` is counted in `stats().refused`, as the refusal it leads to.
+   * Whether a request of `client` would be refused right now (no free slot for it, and no place
+   * in the queue: the client is under its share, or its half of the queue is taken, or no place
+   * is free or displaceable): the HTTP layer then refuses before doing any work for the request.
+   * A `true` is counted in `stats().refused`, as the refusal it leads to.
    */
   full(client: string): boolean;
   /**
-   * No free slot and a full queue with no waiter a newcomer may displace: whoever asks now is
-   * refused. Not counted (`full` counts the refusal). The gateway then refuses before Koa
+   * No free slot, and nobody may wait (no client has its share in flight, or the queue is full
+   * with no waiter a newcomer may displace): whoever asks now is refused. Not counted (`full` counts the refusal). The gateway then refuses before Koa
    * (src/http/early-refusal.ts).
    */
   saturated(): boolean;
