@@ -74,10 +74,9 @@ export interface AdmissionOptions {
   /**
    * While the queue stands, how long a waiter keeps its place against a newcomer (default 25 ms).
    * Measured on the overload bench's crowd while any request could wait (bench/README.md, "The
-   * crowd's queue"): 0 sends every
-   * newcomer through the whole stack (the gateway's cores 0.44–0.48 → 0.66–0.74, 16–33 % less
-   * goodput); 50 lets the admitted waits' p99 reach 52–67 ms, which is what the admitted p99 has
-   * over the bound's; 15–25 ms cut it to 35–53 ms, 25 for fewer cores.
+   * crowd's queue"): 0 sends every newcomer through the whole stack (the gateway's cores
+   * 0.44–0.48 → 0.66–0.74, 16–33 % less goodput); 50 lets the admitted waits' p99 reach
+   * 52–67 ms; 15–25 ms cut it to 35–53 ms, 25 for fewer cores.
    */
   standingWaitMs?: number;
   /** The clock, in ms (tests set it). */
@@ -108,8 +107,8 @@ export interface Admission {
   full(client: string): boolean;
   /**
    * No free slot, and nobody may wait (no client has its share in flight, or the queue is full
-   * with no waiter a newcomer may displace): whoever asks now is refused. Not counted (`full` counts the refusal). The gateway then refuses before Koa
-   * (src/http/early-refusal.ts).
+   * with no waiter a newcomer may displace): whoever asks now is refused. Not counted (`full`
+   * counts the refusal). The gateway then refuses before Koa (src/http/early-refusal.ts).
    */
   saturated(): boolean;
   stats(): AdmissionStats;
