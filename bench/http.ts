@@ -9,7 +9,9 @@
  * `1 / (1/direct + 1/health)` the gateway reaches — with the response cache off, so every
  * request reaches Elasticsearch. Beside them, the direct requests through one bare Node hop
  * (bench/one-hop.ts: forwards and answers, nothing else): what any Node process in between
- * reaches on these cores, and the CPU milliseconds per request of the gateway and of the hop.
+ * reaches on these cores; and through the gateway's own stack doing none of its work
+ * (bench/stack-hop.ts: Koa, every middleware, the Elasticsearch client): what a gateway built
+ * as this one reaches. The CPU milliseconds per request of the gateway and of both hops.
  *
  * Then the response cache (on, as by default): repeated reads (the first page of events, a
  * `group_by`, an entity) against the `/v1/health` floor measured beside them, and against the
@@ -35,7 +37,7 @@ import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { searchPath } from '../src/search/search-service.ts';
-import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
+import { GATEWAY_ENV, type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
 
 const PREFIX = 'bench-http';
 const LIMIT = 50;
@@ -55,8 +57,14 @@ export interface RouteFigures {
   hopOfCeiling: number;
   /** Gateway requests/s over the hop's. */
   ofHop: number;
-  /** CPU milliseconds per request of the gateway's process and of the hop's. */
-  cpuMs: { gateway: number; hop: number };
+  /** The same requests through the gateway's stack doing none of its work (bench/stack-hop.ts): the limit of a gateway built as this one. */
+  stackHop: LoadFigures;
+  /** The stack hop's requests/s over the ceiling. */
+  stackHopOfCeiling: number;
+  /** Gateway requests/s over the stack hop's. */
+  ofStackHop: number;
+  /** CPU milliseconds per request of the gateway's process and of the hops'. */
+  cpuMs: { gateway: number; hop: number; stackHop: number };
 }
 
 export interface CachedFigures {
@@ -123,43 +131,57 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
   const live = (await liveGeneration(client, PREFIX))!;
+  const all = await cases(dir, live.currentCycle);
+  // Each case's direct requests, in the order the stack hop numbers them (`/hop/<n>`).
+  const directs = all.map((c) => c.bodies.map((b) => ({ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST' as const, body: JSON.stringify(b) })));
+  const work = await mkdtemp(path.join(tmpdir(), 'bench-stack-hop-'));
+  await writeFile(path.join(work, 'requests.json'), JSON.stringify(directs.flat()));
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off' });
   const hop = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'one-hop.ts'), { ES_URL: esUrl });
+  const stackHop = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'stack-hop.ts'), { ...GATEWAY_ENV, ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off', HOP_REQUESTS_FILE: path.join(work, 'requests.json') });
+  const firstHop = directs.map((_, i) => directs.slice(0, i).reduce((n, d) => n + d.length, 0));
+  const viaStack = (i: number): Target => ({ url: stackHop.url, requests: directs[i]!.map((_, k) => ({ path: `/hop/${firstHop[i]! + k}` })) });
   let uncached: Pick<HttpBenchResult, 'health' | 'routes'>;
   try {
-    const all = await cases(dir, live.currentCycle);
     const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
     // Warm every side once (JIT, caches, connections) before anything is measured.
-    for (const c of all) {
+    for (const [i, c] of all.entries()) {
       await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, 1);
-      await drive({ url: hop.url, requests: [{ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST', body: JSON.stringify(c.bodies[0]) }] }, 1);
+      await drive({ url: hop.url, requests: directs[i]!.slice(0, 1) }, 1);
+      await drive(viaStack(i), 1);
     }
     const healths: LoadFigures[] = [];
-    const runs = new Map<string, { gateway: LoadFigures[]; direct: LoadFigures[]; hop: LoadFigures[]; health: number[]; cpuMs: { gateway: number[]; hop: number[] } }>();
+    type Run = { gateway: LoadFigures[]; direct: LoadFigures[]; hop: LoadFigures[]; stackHop: LoadFigures[]; health: number[]; cpuMs: { gateway: number[]; hop: number[]; stackHop: number[] } };
+    const runs = new Map<string, Run>();
     for (let r = 0; r < rounds; r += 1) {
-      for (const c of all) {
+      for (const [i, c] of all.entries()) {
         const h = await health();
         healths.push(h);
         const g = await costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
-        const target = concreteIndex(PREFIX, live, c.index);
-        const direct = c.bodies.map((b) => ({ path: searchPath(target), method: 'POST' as const, body: JSON.stringify(b) }));
+        const direct = directs[i]!;
         const d = await drive({ url: esUrl, requests: direct }, seconds);
         const o = await costed(hop.pid, { url: hop.url, requests: direct }, seconds);
-        const run = runs.get(c.route) ?? { gateway: [], direct: [], hop: [], health: [], cpuMs: { gateway: [], hop: [] } };
+        const s = await costed(stackHop.pid, viaStack(i), seconds);
+        const run = runs.get(c.route) ?? { gateway: [], direct: [], hop: [], stackHop: [], health: [], cpuMs: { gateway: [], hop: [], stackHop: [] } };
         run.gateway.push(g.figures);
         run.direct.push(d);
         run.hop.push(o.figures);
+        run.stackHop.push(s.figures);
         run.health.push(h.requestsPerSecond);
         run.cpuMs.gateway.push(g.cpuMs);
         run.cpuMs.hop.push(o.cpuMs);
+        run.cpuMs.stackHop.push(s.cpuMs);
         runs.set(c.route, run);
-        log(`${c.route}: gateway ${g.figures.requestsPerSecond} req/s (p50 ${g.figures.p50Ms} ms, ${round(g.cpuMs, 3)} CPU ms), direct ${d.requestsPerSecond} req/s, one hop ${o.figures.requestsPerSecond} (${round(o.cpuMs, 3)} CPU ms), health ${h.requestsPerSecond}`);
+        log(
+          `${c.route}: gateway ${g.figures.requestsPerSecond} req/s (p50 ${g.figures.p50Ms} ms, ${round(g.cpuMs, 3)} CPU ms), direct ${d.requestsPerSecond} req/s, one hop ${o.figures.requestsPerSecond} (${round(o.cpuMs, 3)} CPU ms), stack hop ${s.figures.requestsPerSecond} (${round(s.cpuMs, 3)} CPU ms), health ${h.requestsPerSecond}`,
+        );
       }
     }
     const routes = [...runs].map(([route, run]): RouteFigures => {
       const g = meanFigures(run.gateway);
       const d = meanFigures(run.direct);
       const o = meanFigures(run.hop);
+      const s = meanFigures(run.stackHop);
       const h = mean(run.health);
       const limit = ceiling(d.requestsPerSecond, h);
       return {
@@ -172,13 +194,18 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
         hop: o,
         hopOfCeiling: round(o.requestsPerSecond / limit),
         ofHop: round(g.requestsPerSecond / o.requestsPerSecond),
-        cpuMs: { gateway: round(mean(run.cpuMs.gateway), 3), hop: round(mean(run.cpuMs.hop), 3) },
+        stackHop: s,
+        stackHopOfCeiling: round(s.requestsPerSecond / limit),
+        ofStackHop: round(g.requestsPerSecond / s.requestsPerSecond),
+        cpuMs: { gateway: round(mean(run.cpuMs.gateway), 3), hop: round(mean(run.cpuMs.hop), 3), stackHop: round(mean(run.cpuMs.stackHop), 3) },
       };
     });
     uncached = { health: meanFigures(healths), routes };
   } finally {
     await gateway.stop();
     await hop.stop();
+    await stackHop.stop();
+    await rm(work, { recursive: true, force: true });
   }
   const entities = (await client.count({ index: concreteIndex(PREFIX, live, 'entities') })).count;
   const { cached, coalescing } = await benchCache(client, esUrl, dir, live, seconds, rounds, log);

@@ -65,8 +65,8 @@ function httpTable(http: HttpBenchResult): string[] {
   return [
     `**Gateway vs Elasticsearch directly** (response cache off) — ${http.bundle.entities.toLocaleString('en')} entities (scale ${http.bundle.scale}), 10 connections, ${http.rounds} × ${http.seconds} s per target; \`/v1/health\` ${http.health.requestsPerSecond} req/s`,
     '',
-    row(['route', 'gateway req/s', 'p50 / p99 ms', 'direct req/s', 'direct p50 / p99 ms', 'ceiling', 'of ceiling', 'one Node hop req/s', 'hop of ceiling', 'gateway of hop', 'CPU ms / request: gateway / hop']),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    row(['route', 'gateway req/s', 'p50 / p99 ms', 'direct req/s', 'direct p50 / p99 ms', 'ceiling', 'of ceiling', 'one Node hop req/s', 'hop of ceiling', 'gateway of hop', 'stack hop req/s', 'stack hop of ceiling', 'gateway of stack hop', 'CPU ms / request: gateway / hop / stack hop']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...http.routes.map((r) =>
       row([
         `\`${r.route}\``,
@@ -79,11 +79,14 @@ function httpTable(http: HttpBenchResult): string[] {
         r.hop.requestsPerSecond,
         r.hopOfCeiling,
         `**${r.ofHop}**`,
-        `${r.cpuMs.gateway} / ${r.cpuMs.hop}`,
+        r.stackHop.requestsPerSecond,
+        r.stackHopOfCeiling,
+        `**${r.ofStackHop}**`,
+        `${r.cpuMs.gateway} / ${r.cpuMs.hop} / ${r.cpuMs.stackHop}`,
       ]),
     ),
     '',
-    'One Node hop (bench/one-hop.ts) forwards the direct requests and answers them, nothing else: what any Node process between clients and Elasticsearch reaches on these cores.',
+    'One Node hop (bench/one-hop.ts) forwards the direct requests and answers them, nothing else: what any Node process between clients and Elasticsearch reaches on these cores. The stack hop (bench/stack-hop.ts) forwards them through the gateway\'s own stack (Koa, every middleware, the Elasticsearch client) doing none of its work: what a gateway built as this one reaches.',
     '',
     `**Response cache** (defaults): a repeated read against the \`/v1/health\` floor measured beside it (goal ≥ 0.8), and against the same body answered from memory by a bare Node server (bench/fixed-answer.ts); single flight: ${http.coalescing.requests} identical cold requests at once caused **${http.coalescing.searches}** Elasticsearch search(es), as Elasticsearch counted them.`,
     '',

@@ -110,8 +110,11 @@ export interface Gateway {
  * benches measure raw speed; `env` sets them where a bench measures them (bench/overload.ts).
  */
 export function spawnGateway(env: Record<string, string>): Promise<Gateway> {
-  return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', ...env });
+  return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...GATEWAY_ENV, ...env });
 }
+
+/** The settings the benches run the gateway with (above), for processes that run its stack (bench/stack-hop.ts). */
+export const GATEWAY_ENV: Readonly<Record<string, string>> = { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off' };
 
 /** A Node script in its own process, as the image and `npm start` run the gateway (Dockerfile: why 8 MB semi-spaces), once it prints `listening on <url>/v1`. */
 export async function spawnListener(script: string, env: Record<string, string>): Promise<Gateway> {

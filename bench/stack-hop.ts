@@ -1,0 +1,66 @@
+/**
+ * The gateway's stack doing none of the gateway's own work: what a gateway built as this one is
+ * built (Node's HTTP server, Koa with every middleware of src/http/app.ts, the project's
+ * Elasticsearch client, its metrics and log) reaches on these cores. Like bench/one-hop.ts it
+ * forwards each request's bytes to Elasticsearch and answers Elasticsearch's bytes, but through
+ * that stack. What the gateway does beyond it is its own work: routing among its routes,
+ * parameters, the search body, the live generation, admission, the rows cut out of the response,
+ * the envelope and the cursor. It is given the requests the http benchmark sends Elasticsearch
+ * directly, and `GET /hop/<n>` sends the n-th of them, as it was given (the stack answers GET
+ * only).
+ *
+ * `ES_URL=… HOP_REQUESTS_FILE=<json [{path, body}]> node bench/stack-hop.ts` prints `listening on
+ * http://127.0.0.1:<port>/v1`; every other setting is read as the gateway reads it
+ * (src/config.ts), so the benchmark runs both alike.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import Router from '@koa/router';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/http/app.ts';
+import { createMeta } from '../src/http/envelope.ts';
+import { createLogger } from '../src/http/logger.ts';
+import { createMetrics } from '../src/http/metrics.ts';
+import type { AppState } from '../src/routes/context.ts';
+import { countGauges, createCountSource } from '../src/routes/counts.ts';
+import { createFreshnessSource } from '../src/routes/freshness.ts';
+import { createClient } from '../src/search/client.ts';
+import { createSearchService } from '../src/search/search-service.ts';
+
+const config = loadConfig({ ...process.env, PORT: process.env.PORT ?? '0' });
+const esUrl = process.env.ES_URL ?? 'http://127.0.0.1:9200';
+const { logger } = createLogger(config.logLevel);
+const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
+const search = createSearchService({ client, prefix: config.indexPrefix });
+const requests = JSON.parse(readFileSync(process.env.HOP_REQUESTS_FILE!, 'utf8')) as { path: string; body: string }[];
+const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
+
+function whole(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('end', () => resolve(Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
+}
+
+const router = new Router<AppState>();
+router.get('/hop/:n', async (ctx) => {
+  const request = requests[Number(ctx.params.n)];
+  if (!request) return;
+  const [path, querystring] = request.path.split('?');
+  const response = await client.transport.request({ method: 'POST', path: path!, querystring, body: request.body }, { asStream: true, meta: true, headers: { 'content-type': 'application/json' } });
+  ctx.body = await whole(response.body as unknown as NodeJS.ReadableStream);
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.status = response.statusCode ?? 502;
+  // As a page read from a generation: the caching middleware then does what it does for one (its ETag).
+  ctx.state.generation = 'stack-hop';
+});
+
+const app = createApp({ config, search, meta: createMeta(config.registryName), metrics, logger }, {}, router);
+const server = createServer(app.callback());
+server.listen(config.port, '127.0.0.1', () => {
+  const { port } = server.address() as { port: number };
+  console.log(`listening on http://127.0.0.1:${port}/v1`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
