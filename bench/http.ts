@@ -11,7 +11,8 @@
  * (bench/one-hop.ts: forwards and answers, nothing else): what any Node process in between
  * reaches on these cores; and through the gateway's own stack doing none of its work
  * (bench/stack-hop.ts: Koa, every middleware, the Elasticsearch client): what a gateway built
- * as this one reaches. The CPU milliseconds per request of the gateway and of both hops.
+ * as this one reaches. The CPU milliseconds per request of the gateway and of both hops, in the
+ * closed loop and with the three side by side at the same fixed rate.
  *
  * Then the response cache (on, as by default): repeated reads (the first page of events, a
  * `group_by`, an entity) against the `/v1/health` floor measured beside them, and against the
@@ -63,8 +64,10 @@ export interface RouteFigures {
   stackHopOfCeiling: number;
   /** Gateway requests/s over the stack hop's. */
   ofStackHop: number;
-  /** CPU milliseconds per request of the gateway's process and of the hops'. */
+  /** CPU milliseconds per request of the gateway's process and of the hops', in the closed loop. */
   cpuMs: { gateway: number; hop: number; stackHop: number };
+  /** The three side by side, each at the same fixed rate: CPU milliseconds per request, and the stack hop's over the gateway's. */
+  atRate: { rate: number; cpuMs: { gateway: number; stackHop: number; hop: number }; stackOfGateway: number };
 }
 
 export interface CachedFigures {
@@ -177,7 +180,28 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
         );
       }
     }
+    // The same three at once, each at the same fixed rate (a quarter of the gateway's closed-loop
+    // rate): CPU per request read at one rate and one machine state. In the closed loop it falls
+    // as the rate rises, so processes measured one after another compare badly.
+    const paired = new Map<string, { rate: number; gateway: number[]; stackHop: number[]; hop: number[] }>();
+    for (let r = 0; r < rounds; r += 1) {
+      for (const [i, c] of all.entries()) {
+        const pair = paired.get(c.route) ?? { rate: Math.max(20, Math.round(meanFigures(runs.get(c.route)!.gateway).requestsPerSecond / 4)), gateway: [], stackHop: [], hop: [] };
+        const [g, s, o] = await Promise.all([
+          costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds, pair.rate),
+          costed(stackHop.pid, viaStack(i), seconds, pair.rate),
+          costed(hop.pid, { url: hop.url, requests: directs[i]! }, seconds, pair.rate),
+        ]);
+        pair.gateway.push(g.cpuMs);
+        pair.stackHop.push(s.cpuMs);
+        pair.hop.push(o.cpuMs);
+        paired.set(c.route, pair);
+        log(`${c.route}, side by side at ${pair.rate} req/s each: CPU ms per request gateway ${round(g.cpuMs, 3)}, stack hop ${round(s.cpuMs, 3)}, one hop ${round(o.cpuMs, 3)}`);
+      }
+    }
     const routes = [...runs].map(([route, run]): RouteFigures => {
+      const pair = paired.get(route)!;
+      const atRate = { gateway: round(mean(pair.gateway), 3), stackHop: round(mean(pair.stackHop), 3), hop: round(mean(pair.hop), 3) };
       const g = meanFigures(run.gateway);
       const d = meanFigures(run.direct);
       const o = meanFigures(run.hop);
@@ -198,6 +222,7 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
         stackHopOfCeiling: round(s.requestsPerSecond / limit),
         ofStackHop: round(g.requestsPerSecond / s.requestsPerSecond),
         cpuMs: { gateway: round(mean(run.cpuMs.gateway), 3), hop: round(mean(run.cpuMs.hop), 3), stackHop: round(mean(run.cpuMs.stackHop), 3) },
+        atRate: { rate: pair.rate, cpuMs: atRate, stackOfGateway: round(atRate.stackHop / atRate.gateway) },
       };
     });
     uncached = { health: meanFigures(healths), routes };
@@ -213,9 +238,9 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
 }
 
 /** A run of `seconds` against `target`, and the CPU milliseconds per request of the process `pid` during it. */
-async function costed(pid: number, target: Target, seconds: number): Promise<{ figures: LoadFigures; cpuMs: number }> {
+async function costed(pid: number, target: Target, seconds: number, rate?: number): Promise<{ figures: LoadFigures; cpuMs: number }> {
   const before = await cpuSeconds(pid);
-  const figures = await drive(target, seconds);
+  const figures = await drive(target, seconds, 10, rate);
   return { figures, cpuMs: (((await cpuSeconds(pid)) - before) * 1000) / Math.max(1, figures.requests) };
 }
 

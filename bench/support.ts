@@ -213,12 +213,13 @@ function keepNoBody(client: autocannon.Client): void {
   queue.addBody = () => {};
 }
 
-/** Drives a target with autocannon for `seconds` and keeps the figures we report. */
-export async function drive(target: Target, seconds: number, connections = 10): Promise<LoadFigures> {
+/** Drives a target with autocannon for `seconds` (as fast as it answers, or at `rate` requests/s) and keeps the figures we report. */
+export async function drive(target: Target, seconds: number, connections = 10, rate?: number): Promise<LoadFigures> {
   const result = await autocannon({
     url: target.url,
     connections,
     duration: seconds,
+    ...(rate !== undefined && { overallRate: rate }),
     headers: JSON_HEADERS,
     setupClient: keepNoBody,
     // A request's own headers replace the run's in autocannon: they are added to them here.
