@@ -25,7 +25,7 @@ import type { AppState } from '../src/routes/context.ts';
 import { countGauges, createCountSource } from '../src/routes/counts.ts';
 import { createFreshnessSource } from '../src/routes/freshness.ts';
 import { createClient } from '../src/search/client.ts';
-import { createSearchService } from '../src/search/search-service.ts';
+import { collect, createSearchService } from '../src/search/search-service.ts';
 
 const config = loadConfig({ ...process.env, PORT: process.env.PORT ?? '0' });
 const esUrl = process.env.ES_URL ?? 'http://127.0.0.1:9200';
@@ -35,22 +35,14 @@ const search = createSearchService({ client, prefix: config.indexPrefix });
 const requests = JSON.parse(readFileSync(process.env.HOP_REQUESTS_FILE!, 'utf8')) as { path: string; body: string }[];
 const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
 
-function whole(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.once('end', () => resolve(Buffer.concat(chunks)));
-    stream.once('error', reject);
-  });
-}
-
 const router = new Router<AppState>();
 router.get('/hop/:n', async (ctx) => {
   const request = requests[Number(ctx.params.n)];
   if (!request) return;
   const [path, querystring] = request.path.split('?');
   const response = await client.transport.request({ method: 'POST', path: path!, querystring, body: request.body }, { asStream: true, meta: true, headers: { 'content-type': 'application/json' } });
-  ctx.body = await whole(response.body as unknown as NodeJS.ReadableStream);
+  // Read as the gateway reads a search's body.
+  ctx.body = await collect(response.body as unknown as NodeJS.ReadableStream);
   ctx.type = 'application/json; charset=utf-8';
   ctx.status = response.statusCode ?? 502;
   // As a page read from a generation: the caching middleware then does what it does for one (its ETag).

@@ -73,7 +73,7 @@ function parseError(bytes: Buffer): unknown {
 }
 
 /** The body of a streamed response, whole: read by its events rather than an async iterator, which costs a promise per chunk. */
-function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+export function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
