@@ -144,12 +144,13 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   const stackHop = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'stack-hop.ts'), { ...GATEWAY_ENV, ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off', HOP_REQUESTS_FILE: path.join(work, 'requests.json') });
   const firstHop = directs.map((_, i) => directs.slice(0, i).reduce((n, d) => n + d.length, 0));
   const viaStack = (i: number): Target => ({ url: stackHop.url, requests: directs[i]!.map((_, k) => ({ path: `/hop/${firstHop[i]! + k}` })) });
+  const viaGateway = (c: Case): Target => ({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) });
   let uncached: Pick<HttpBenchResult, 'health' | 'routes'>;
   try {
     const health = () => drive({ url: gateway.url, requests: [{ path: '/v1/health' }] }, seconds);
     // Warm every side once (JIT, caches, connections) before anything is measured.
     for (const [i, c] of all.entries()) {
-      await drive({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, 1);
+      await drive(viaGateway(c), 1);
       await drive({ url: hop.url, requests: directs[i]!.slice(0, 1) }, 1);
       await drive(viaStack(i), 1);
     }
@@ -160,7 +161,7 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
       for (const [i, c] of all.entries()) {
         const h = await health();
         healths.push(h);
-        const g = await costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds);
+        const g = await costed(gateway.pid, viaGateway(c), seconds);
         const direct = directs[i]!;
         const d = await drive({ url: esUrl, requests: direct }, seconds);
         const o = await costed(hop.pid, { url: hop.url, requests: direct }, seconds);
@@ -188,7 +189,7 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
       for (const [i, c] of all.entries()) {
         const pair = paired.get(c.route) ?? { rate: Math.max(20, Math.round(meanFigures(runs.get(c.route)!.gateway).requestsPerSecond / 4)), gateway: [], stackHop: [], hop: [] };
         const [g, s, o] = await Promise.all([
-          costed(gateway.pid, { url: gateway.url, requests: c.paths.map((p) => ({ path: p })) }, seconds, pair.rate),
+          costed(gateway.pid, viaGateway(c), seconds, pair.rate),
           costed(stackHop.pid, viaStack(i), seconds, pair.rate),
           costed(hop.pid, { url: hop.url, requests: directs[i]! }, seconds, pair.rate),
         ]);
