@@ -6,6 +6,7 @@
  * naming the variable, never later on a request.
  */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseIsoInstant } from './indices/instant.ts';
@@ -43,6 +44,18 @@ export interface Config {
   host: string;
   port: number;
   /**
+   * Gateway processes serving the port (`WORKERS=<n>|auto`, auto = `availableParallelism()`):
+   * with more than one, a primary process forks them (node:cluster, src/workers/primary.ts) and
+   * serves no request itself.
+   */
+  workers: number;
+  /**
+   * Which worker this process is (0 … workers - 1), set by the primary in each worker's
+   * environment (`WORKER_INDEX`), never by users: it picks the worker's share of machine-wide
+   * totals (ES_MAX_IN_FLIGHT, ES_QUEUE). Undefined in a single process.
+   */
+  workerIndex: number | undefined;
+  /**
    * On SIGTERM/SIGINT, how long requests in flight may take to finish; connections still
    * open then (a slow download, a client that never finishes its request) are closed.
    */
@@ -61,13 +74,22 @@ export interface Config {
   logLevel: LogLevel;
   /** Per-client budget (`RATE_LIMIT`, see `parseRateLimit`); undefined = `off`. */
   rateLimit: RateLimit | undefined;
+  /**
+   * Where the budgets are kept so that several gateways share them (`RATE_LIMIT_STORE`, a
+   * `redis://` or `rediss://` URL of Redis or Valkey); undefined = in this gateway (one budget
+   * across its workers).
+   */
+  rateLimitStore: string | undefined;
   /** Peers whose `X-Forwarded-For` / `Forwarded` name the client (addresses or CIDR blocks); none by default. */
   trustedProxies: readonly string[];
   /** Keys that, sent in `X-Api-Key`, are the client's identity instead of its address (none by default). */
   apiKeys: readonly string[];
   /** Downloads (`/v1/exports`) one client may have in flight at once; undefined = no limit. */
   exportConcurrency: number | undefined;
-  /** Admission control: Elasticsearch requests in flight per process (undefined = no cap), the queue behind them and its longest wait. */
+  /**
+   * Admission control: Elasticsearch requests in flight on this machine (undefined = no cap; each
+   * worker admits its share), the queue behind them (shared out the same way) and its longest wait.
+   */
   esMaxInFlight: number | undefined;
   esQueue: number;
   esQueueMs: number;
@@ -251,6 +273,22 @@ export function metricsPrefixOf(registryName: string): string {
   return prefix === '' ? 'registry_api' : prefix;
 }
 
+/** `WORKERS`: a count, or `auto` for the cores Node may use. */
+export function parseWorkers(raw: string): number {
+  if (raw === 'auto') return availableParallelism();
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) throw new ConfigError(`WORKERS must be "auto" or an integer from 1 to 256, got "${raw}"`);
+  return Number(raw);
+}
+
+/** `RATE_LIMIT_STORE`: a redis:// or rediss:// URL (Redis or Valkey). */
+export function parseStoreUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw) || !/^rediss?:$/.test(new URL(raw).protocol)) {
+    throw new ConfigError(`RATE_LIMIT_STORE must be a redis:// or rediss:// URL, got "${raw.replace(/\/\/[^/@]*@/, '//…@')}"`);
+  }
+  return raw;
+}
+
 /** `90s`, `5m`, `1h`, `500ms` → milliseconds (a bare number is seconds). */
 export function parseDuration(name: string, raw: string, minMs: number): number {
   const match = /^(\d{1,9})\s*(ms|s|m|h)?$/.exec(raw.trim());
@@ -344,6 +382,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     cacheDir,
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65535)!,
+    workers: parseWorkers(str(env, 'WORKERS', '1')),
+    workerIndex: int(env, 'WORKER_INDEX', undefined, 0, 255),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000)!,
     registryName,
     defaultEnvironment: str(env, 'DEFAULT_ENVIRONMENT', 'stillness'),
@@ -353,6 +393,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     cursorSecret: str(env, 'CURSOR_SECRET', DEFAULT_CURSOR_SECRET),
     logLevel,
     rateLimit: parseRateLimit(str(env, 'RATE_LIMIT', DEFAULT_RATE_LIMIT)),
+    rateLimitStore: parseStoreUrl(optional(env, 'RATE_LIMIT_STORE')),
     trustedProxies: Object.freeze(parseTrustedProxies(optional(env, 'TRUSTED_PROXIES'))),
     apiKeys: Object.freeze(apiKeys(optional(env, 'API_KEYS'))),
     exportConcurrency: countOrOff(env, 'EXPORT_CONCURRENCY', 4, 10_000),

@@ -4,6 +4,7 @@
  * `serve` is the process around it (`node src/server.ts`, `npm start`): one clear line when the
  * port is taken, and a bounded graceful stop on SIGTERM/SIGINT.
  */
+import cluster from 'node:cluster';
 import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
@@ -11,7 +12,13 @@ import { type Config, loadConfigOrExit } from './config.ts';
 import { createApp, createRouter } from './http/app.ts';
 import { identityRules } from './http/client-identity.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
-import { createPoints, policyField } from './http/middleware/rate-limit.ts';
+import { policyField } from './http/middleware/rate-limit.ts';
+import { createLimiter, createPoints } from './http/points.ts';
+import { connectBudgetStore } from './http/budget-store.ts';
+import { clusterScrape } from './workers/metrics.ts';
+import { tellPrimary } from './workers/messages.ts';
+import { runPrimary } from './workers/primary.ts';
+import { shareOf } from './workers/share.ts';
 import { routeCost } from './routes/operation.ts';
 import { createLogger } from './http/logger.ts';
 import { createResponseCache } from './http/response-cache.ts';
@@ -53,13 +60,16 @@ export class ListenError extends Error {
 
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
   const { logger, flush } = createLogger(config.logLevel, options.logDestination);
+  // One of several workers (src/workers/primary.ts): machine-wide totals are shared out among them.
+  const worker = config.workerIndex !== undefined;
+  const share = (total: number, min = 1) => (worker ? shareOf(total, config.workers, config.workerIndex!, min) : total);
   const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
   // Metrics are created once the search service exists, which admission control sits in front of.
   let observeWait: (seconds: number) => void = () => {};
   const admission =
     config.esMaxInFlight === undefined
       ? undefined
-      : createAdmission({ maxInFlight: config.esMaxInFlight, queue: config.esQueue, queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive', onWaited: (ms) => observeWait(ms / 1000) });
+      : createAdmission({ maxInFlight: share(config.esMaxInFlight), queue: share(config.esQueue, 0), queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive', onWaited: (ms) => observeWait(ms / 1000) });
   const outages = createOutageLog(logger);
   let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
   const search = createSearchService({
@@ -81,11 +91,14 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const meta = createMeta(config.registryName);
   const responseCache = config.responseCacheBytes === undefined ? undefined : createResponseCache(config.responseCacheBytes);
   metrics.observeCache(responseCache);
-  const deps = { config, search, meta, metrics, logger };
+  if (worker) metrics.scrapeFrom(clusterScrape(metrics.registry, metrics.shared));
+  let closing = false;
+  const deps = { config, search, meta, metrics, logger, stopping: () => closing };
   const router = createRouter(deps);
   // One points budget for the rate-limit middleware and the refusals before Koa: each request spends once.
   const policy = policyField(config.rateLimit, config.exportConcurrency);
-  const points = config.rateLimit && createPoints(config.rateLimit, policy!);
+  const store = config.rateLimit && config.rateLimitStore ? await connectBudgetStore(config.rateLimitStore, logger) : undefined;
+  const points = config.rateLimit && createPoints(config.rateLimit, policy!, createLimiter(config.rateLimit, { worker, store: store?.redis, namespace: config.indexPrefix }));
   const earlyRefusal =
     (config.rateLimit || admission) && createEarlyRefusal({ rules: identityRules(config.trustedProxies, config.apiKeys), meta, costOf: (path) => routeCost(router, path), admission, points, policy });
   metrics.observeEarlyRefusals(earlyRefusal);
@@ -106,7 +119,6 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  let closing = false;
   server.on('request', (_request, response) =>
     response.once('finish', () => {
       // A keep-alive connection whose response ends during shutdown would otherwise idle for
@@ -118,6 +130,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.port, config.host));
   } catch (error) {
     await client.close();
+    await store?.close();
     throw listenError(error as NodeJS.ErrnoException, config);
   }
 
@@ -142,6 +155,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       // The client would wait for the ES requests of the connections just cut; the process is
       // about to exit and drops them anyway.
       if (cut === 0) await client.close();
+      await store?.close();
       await flush();
       return { cut };
     },
@@ -167,20 +181,26 @@ export interface ServeOptions {
 /**
  * Runs the gateway as the process: prints where it listens; a `ListenError` is one line on
  * stderr and exit code 1; SIGTERM/SIGINT stop it within `SHUTDOWN_TIMEOUT_MS` and exit 0 (a
- * second signal exits at once).
+ * second signal exits at once). With `WORKERS` above 1 this process becomes their primary
+ * (src/workers/primary.ts), and each worker it forks runs this function as one of them.
  */
 export async function serve(config: Readonly<Config>, esUrl: string, options: ServeOptions = {}): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, esUrl, options);
+  const worker = cluster.isWorker;
   let running: RunningServer;
   try {
     running = await startServer(config, esUrl);
   } catch (error) {
     if (!(error instanceof ListenError)) throw error;
-    console.error(error.message);
+    if (worker) tellPrimary({ type: 'listen-error', message: error.message });
+    else console.error(error.message);
     process.exit(1);
   }
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (signal: NodeJS.Signals | 'disconnect') => {
     if (stopping) {
+      // The primary forwards one SIGTERM and handles a second signal itself (SIGKILL).
+      if (worker) return;
       options.onStopped?.();
       process.exit(1);
     }
@@ -193,6 +213,15 @@ export async function serve(config: Readonly<Config>, esUrl: string, options: Se
     options.onStopped?.();
     process.exit(0);
   };
+  if (worker) {
+    // Ctrl-C reaches the whole process group: the worker waits for its primary's SIGTERM instead.
+    process.on('SIGINT', () => {});
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    // The primary is gone (killed): nobody restarts or aggregates any more, so stop too.
+    process.on('disconnect', () => void stop('disconnect'));
+    tellPrimary({ type: 'listening', url: running.url });
+    return;
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, (received) => void stop(received));
   // Only now: whoever waits for this line may signal at once.
   console.log(`registry gateway listening on ${running.url}/v1${options.note ? ` ${options.note}` : ''}`);

@@ -29,7 +29,8 @@ import { caching } from './middleware/caching.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { observeRequests } from './middleware/observe.ts';
-import { type Points, rateLimit } from './middleware/rate-limit.ts';
+import { policyField, rateLimit } from './middleware/rate-limit.ts';
+import { type Points, createLimiter, createPoints } from './points.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { requestPath } from './middleware/request-path.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -54,7 +55,7 @@ export interface AppLimits {
   responseCache?: ResponseCache;
   /** Refused clients answered before Koa (src/http/early-refusal.ts): the rate limit tells it whom. */
   earlyRefusal?: EarlyRefusal;
-  /** The points budget, shared with the refusals before Koa (default: the rate limit's own). */
+  /** The points budget, shared with the refusals before Koa (default: one in this process's memory). */
   points?: Points;
 }
 
@@ -80,7 +81,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRo
       costOf: (path) => routeCost(router, path),
       onRefused: limits.earlyRefusal?.block,
       admission: limits.admission,
-      points: limits.points,
+      points: limits.points ?? (config.rateLimit && createPoints(config.rateLimit, policyField(config.rateLimit, config.exportConcurrency)!, createLimiter(config.rateLimit, { worker: false, namespace: config.indexPrefix }))),
     }),
   );
   app.use(caching());

@@ -25,16 +25,8 @@ import type { Admission } from '../search/admission.ts';
 import { type IdentityRules, clientIdentity } from './client-identity.ts';
 import { type Meta, toErrorBody } from './envelope.ts';
 import { CORS_FIELDS } from './middleware/cors.ts';
-import type { Points } from './middleware/rate-limit.ts';
+import type { Points, Refused } from './points.ts';
 import { COSTS, type CostClass, requestCost } from './request-cost.ts';
-
-/** What a refusal says (as the rate limit words it), and until when the client is refused. */
-export interface Refused {
-  until: number;
-  message: string;
-  /** The RateLimit-Policy field. */
-  policy: string;
-}
 
 export interface EarlyRefusal {
   /** The rate limit refused `client` until `until` (epoch ms). */

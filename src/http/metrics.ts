@@ -12,7 +12,18 @@ import type { AdmissionStats } from '../search/admission.ts';
 import type { CacheStats } from './response-cache.ts';
 
 export interface Metrics {
+  /** What this process counts: its requests, Elasticsearch calls, cache, admission, the Node process. */
   readonly registry: Registry;
+  /**
+   * What the whole gateway reads alike, whichever process reads it: build info, the row counts
+   * (read from Elasticsearch at scrape time) and the freshness of the live data. With workers,
+   * the scraping worker reads these once while `registry` is summed over all of them.
+   */
+  readonly shared: Registry;
+  /** The exposition /metrics answers: both registries, or what `scrapeFrom` set. */
+  scrape(): Promise<string>;
+  /** Reads the exposition elsewhere (a worker: the workers' sum and its own shared gauges, src/workers/metrics.ts). */
+  scrapeFrom(read: () => Promise<string>): void;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   observeEs(index: string, seconds: number, ok: boolean): void;
   /** Reports the response cache's hits, misses, coalesced requests, evictions and size. */
@@ -68,15 +79,16 @@ const FRESHNESS: [string, 'source' | 'generation', string, (f: Freshness) => num
 
 export function createMetrics(prefix: string, gauges: readonly CountGauge[], counts: CountSource, freshness: () => Promise<Freshness> = async () => ({})): Metrics {
   const registry = new Registry();
+  const shared = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
-  new Gauge({ name: `${prefix}_build_info`, help: 'Always 1; the gateway is running.', registers: [registry] }).set(1);
+  new Gauge({ name: `${prefix}_build_info`, help: 'Always 1; the gateway is running.', registers: [shared] }).set(1);
   // One scrape reads the counts once, whatever the number of gauges.
   let pending: Promise<Record<string, number>> | undefined;
   for (const { key, help } of gauges) {
     new Gauge({
       name: `${prefix}_${key}`,
       help,
-      registers: [registry],
+      registers: [shared],
       async collect() {
         pending ??= counts().finally(() => setTimeout(() => (pending = undefined), 0));
         const value = await pending.catch(() => undefined);
@@ -90,7 +102,7 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
       name: `${prefix}_${name}`,
       help,
       labelNames: [label],
-      registers: [registry],
+      registers: [shared],
       async collect() {
         fresh ??= freshness().finally(() => setTimeout(() => (fresh = undefined), 0));
         const known = await fresh.catch((): Freshness => ({}));
@@ -156,8 +168,13 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  const both = Registry.merge([registry, shared]);
+  let scrape = () => both.metrics();
   return {
     registry,
+    shared,
+    scrape: () => scrape(),
+    scrapeFrom: (read) => (scrape = read),
     observeAdmission: (admission) => (admissionStats = admission && (() => admission.stats())),
     observeAdmissionWait: (seconds) => admissionWait.observe(seconds),
     observeEarlyRefusals: (early) => (earlyCount = early && (() => early.count())),

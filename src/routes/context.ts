@@ -14,6 +14,8 @@ export interface RouteDeps {
   meta: Meta;
   metrics: Metrics;
   logger: Logger;
+  /** True once the gateway is stopping (SIGTERM): /v1/ready then answers 503. */
+  stopping?: () => boolean;
 }
 
 /** The response cache and how to read the live generation's id (set by the app when the cache is on). */

@@ -17,7 +17,7 @@ export function advertisedRoutes(router: AppRouter): string[] {
 }
 
 export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
-  const { config, search, meta, metrics } = deps;
+  const { config, search, meta, metrics, stopping } = deps;
 
   route(router, '/v1/health', { summary: 'The process is up (no Elasticsearch call)', query: [], answer: one(ref('Health')), readsIndex: false, cost: 'probe' }, (ctx) => {
     ctx.body = toEnvelope({ status: 'ok', time: new Date().toISOString() }, meta);
@@ -48,6 +48,8 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
 
   const ready = { summary: 'Elasticsearch answers and a generation is live (else 503, degraded)', query: [], answer: one(ref('Ready'), { degraded: true }), conditional: false, cost: 'probe' } as const;
   route(router, '/v1/ready', ready, async (ctx) => {
+    // Stopping (SIGTERM): load balancers take this gateway out while it finishes what is in flight.
+    if (stopping?.()) throw ApiError.unavailable('The gateway is stopping.');
     let cluster: string;
     try {
       cluster = await search.health();
@@ -76,7 +78,10 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
 
   const scrape = async (ctx: AppContext) => {
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    ctx.body = await metrics.scrape().catch(() => {
+      // A worker's scrape is the sum over all workers (src/workers/metrics.ts): none rather than a part.
+      throw ApiError.unavailable('The metrics of every worker could not be gathered; retry.');
+    });
   };
   const metricsOperation = { summary: 'Prometheus metrics: row counts, request and Elasticsearch timings', query: [], answer: { kind: 'metrics' }, readsIndex: false } as const;
   route(router, '/metrics', metricsOperation, scrape);

@@ -5,14 +5,13 @@
  * use, or a refused setting, is one clear line and a non-zero exit. Elasticsearch is the run's cluster behind a TCP
  * forwarder that can hold its answers back, which keeps a request in flight as long as needed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { type Server, type Socket, connect, createServer } from 'node:net';
+import { type Server, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { openSocket, refused, spawnGatewayProcess } from '../support/gateway-process.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 let gw: TestGateway;
@@ -29,62 +28,9 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-interface GatewayProcess {
-  child: ChildProcess;
-  /** Its address once it listens; rejects if it exits first. */
-  listening: Promise<string>;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** Runs a gateway entry point on the test's bundle, Elasticsearch through the forwarder. */
-function spawnGateway(script: string, env: Record<string, string>, args: string[] = []): GatewayProcess {
-  const { ES_URL: _unused, ...inherited } = process.env;
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
-    env: { ...inherited, ES_URL: proxy.url, INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', () => {
-      const match = /listening on (http:\/\/\S+)\/v1/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code} before listening:\n${stderr}`)));
-  });
-  listening.catch(() => {});
-  return { child, listening, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** A raw connection; `closed` resolves when the server ends it. */
-async function openSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
-  const { port, hostname } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk));
-  socket.on('error', () => {});
-  const closed = once(socket, 'close').then(() => undefined);
-  await once(socket, 'connect');
-  return { socket, received: () => received, closed };
-}
-
-/** Whether a new connection to `url` is refused (the server stopped listening). */
-async function refused(url: string): Promise<boolean> {
-  const { port, hostname } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
+const spawnGateway = (script: string, env: Record<string, string>, args: string[] = []) =>
+  spawnGatewayProcess(script, { ES_URL: proxy.url, INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, ...env }, args);
 
 describe('SIGTERM', () => {
   it('stops accepting, closes idle connections, finishes the request in flight, then exits 0', async () => {

@@ -4,6 +4,7 @@
  * (per-client budget, trusted proxies, API keys, downloads, admission control).
  */
 import { describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, metricsPrefixOf, parseEsUrl, parseRateLimit } from '../../src/config.ts';
 import { maxRetriesFor } from '../../src/search/client.ts';
 
@@ -95,5 +96,22 @@ describe('metrics prefix', () => {
     expect(loadConfig({ REGISTRY_NAME: 'My-Registry 2' }).metricsPrefix).toBe('my_registry');
     expect(loadConfig({ REGISTRY_NAME: 'x', METRICS_PREFIX: 'custom_api' }).metricsPrefix).toBe('custom_api');
     expect(metricsPrefixOf('---')).toBe('registry_api');
+  });
+});
+
+describe('workers and the shared budget', () => {
+  it('runs one process unless WORKERS says otherwise; auto is the cores Node may use', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    for (const raw of ['0', '-1', 'many', '2.5', '1000']) expect(() => loadConfig({ WORKERS: raw }), raw).toThrow(/WORKERS/);
+  });
+
+  it('takes a redis:// or rediss:// RATE_LIMIT_STORE, never echoing its password', () => {
+    expect(loadConfig({}).rateLimitStore).toBeUndefined();
+    expect(loadConfig({ RATE_LIMIT_STORE: 'redis://10.0.0.5:6379' }).rateLimitStore).toBe('redis://10.0.0.5:6379');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'rediss://:pw@cache:6380/2' }).rateLimitStore).toBe('rediss://:pw@cache:6380/2');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'http://cache:6379' })).toThrow(/RATE_LIMIT_STORE/);
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'memcached://user:secret@cache' })).toThrow(/^(?!.*secret)/);
   });
 });

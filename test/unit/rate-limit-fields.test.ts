@@ -1,6 +1,7 @@
 /** The draft-11 RateLimit fields the rate limit writes. */
 import { describe, expect, it } from 'vitest';
-import { pointsField, policyField, retryAfterSeconds } from '../../src/http/middleware/rate-limit.ts';
+import { policyField } from '../../src/http/middleware/rate-limit.ts';
+import { pointsField, retryAfterSeconds } from '../../src/http/points.ts';
 
 describe('RateLimit fields', () => {
   it('advertise the point budget and the download limit as draft-11 policies', () => {

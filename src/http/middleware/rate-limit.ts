@@ -14,20 +14,15 @@
  * `RateLimit: "default";r=<points left>;t=<seconds to renewal>` (`"downloads";r=<left>` on
  * exports).
  *
- * The counters are rate-limiter-flexible's `RateLimiterMemory` (fixed windows: the library has
- * no token bucket; a window of `burst` points renewed every `burst / rate` seconds gives a token
- * bucket's average rate and burst, and an exact renewal time for `t` and `Retry-After`). It
- * lives in this process: behind several instances each has its own budget, so a client gets up
- * to N × the budget across N instances; `RateLimiterRedis` (same interface, `storeClient` a
- * Redis connection) shares one budget among them where that matters.
+ * The points budget and where its counters live (this process, the workers' primary, or a
+ * store shared by several gateways): ../points.ts. Downloads in flight are counted per process.
  */
 import type { Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
-import type { Refused } from '../early-refusal.ts';
+import type { Points, Refused } from '../points.ts';
 import { COSTS, type CostClass, requestCost } from '../request-cost.ts';
 
 export interface RateLimitOptions {
@@ -46,7 +41,7 @@ export interface RateLimitOptions {
    * most requests are refusals, and their cost is taken from the cores Elasticsearch needs.
    */
   admission?: Admission;
-  /** The points budget, when shared with the refusals before Koa (default: one of its own). */
+  /** The points budget (undefined: `RATE_LIMIT=off`), shared with the refusals before Koa. */
   points?: Points;
 }
 
@@ -59,72 +54,10 @@ export function policyField(rateLimit: RateLimit | undefined, exportConcurrency:
   return policies.length ? policies.join(', ') : undefined;
 }
 
-/** The `RateLimit` value: points left and whole seconds until the window renews. */
-export function pointsField(remaining: number, msBeforeNext: number): string {
-  return `"default";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(msBeforeNext / 1000))}`;
-}
-
-/** `Retry-After` of a refusal: whole seconds until the window renews, at least 1. */
-export function retryAfterSeconds(msBeforeNext: number): number {
-  return Math.max(1, Math.ceil(msBeforeNext / 1000));
-}
-
-/**
- * A request's points spent: the `RateLimit` field its answer carries and, when the window was
- * already spent, the refusal and how long the client stays refused (../early-refusal.ts answers
- * its next requests until then).
- */
-export interface Spent {
-  field: string;
-  refused?: { error: ApiError; block: Refused };
-}
-
-/**
- * The points budget: one per process, spent by this middleware or, for a request refused before
- * Koa while Elasticsearch is saturated, by ../early-refusal.ts — each request once.
- */
-export interface Points {
-  /** Spends `points` of `client`'s window (0: reports it without spending or refusing). */
-  spend(client: string, points: number): Promise<Spent>;
-}
-
-export function createPoints(budget: RateLimit, policy: string): Points {
-  const limiter = new RateLimiterMemory({ points: budget.burst, duration: budget.windowSeconds });
-  return {
-    async spend(client, points) {
-      if (points === 0) {
-        const state = await limiter.get(client);
-        return { field: state ? pointsField(state.remainingPoints, state.msBeforeNext) : pointsField(limiter.points, limiter.duration * 1000) };
-      }
-      try {
-        const state = await limiter.consume(client, points);
-        return { field: pointsField(state.remainingPoints, state.msBeforeNext) };
-      } catch (refusal) {
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        const wait = retryAfterSeconds(refusal.msBeforeNext);
-        return {
-          field: pointsField(0, refusal.msBeforeNext),
-          refused: {
-            error: ApiError.rateLimited(
-              `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s and this request costs ${points}; retry after ${wait} s.`,
-              wait,
-            ),
-            block: {
-              until: Date.now() + refusal.msBeforeNext,
-              message: `Too many requests from this client: the budget is ${budget.burst} points per ${budget.windowSeconds} s; retry when the window renews.`,
-              policy,
-            },
-          },
-        };
-      }
-    },
-  };
-}
-
 export function rateLimit(options: RateLimitOptions): Middleware {
   const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
-  const points = budget && (options.points ?? createPoints(budget, policy!));
+  const { points } = options;
   const downloads = new Map<string, number>();
 
   return async (ctx, middleware) => {

@@ -1,0 +1,67 @@
+/**
+ * The gateway as users run it, a process of its own (`node src/server.ts`, `node scripts/start.ts`),
+ * with raw connections to it: for what only a process shows — signals, exit codes, worker
+ * processes sharing one port.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { type Socket, connect } from 'node:net';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config.ts';
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  /** Its address once it listens; rejects if it exits first. */
+  listening: Promise<string>;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs `script` (relative to the project) with `env` over the inherited environment less ES_URL, on a free loopback port. */
+export function spawnGatewayProcess(script: string, env: Record<string, string>, args: string[] = []): GatewayProcess {
+  const { ES_URL: _unused, ...inherited } = process.env;
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, script), ...args], {
+    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)\/v1/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code} before listening:\n${stderr}`)));
+  });
+  listening.catch(() => {});
+  return { child, listening, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** A raw connection; `closed` resolves when the server ends it. */
+export async function openSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { port, hostname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {});
+  const closed = once(socket, 'close').then(() => undefined);
+  await once(socket, 'connect');
+  return { socket, received: () => received, closed };
+}
+
+/** Whether a new connection to `url` is refused (the server stopped listening). */
+export async function refused(url: string): Promise<boolean> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
