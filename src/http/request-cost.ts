@@ -23,7 +23,7 @@
  * files served from memory). Probes are marked: they bypass admission control
  * (src/search/admission.ts), so that monitoring and load balancers see the gateway as it is
  * under overload, not their own refusals. Expensive requests are also bounded by the parameter
- * rules (src/query/params.ts): `limit` ≤ 200, `q` ≤ 200 characters.
+ * rules (src/query/route-parameters.ts): `limit` ≤ 200, `q` ≤ 200 characters.
  */
 
 export type CostClass = 'document' | 'list' | 'search' | 'probe' | 'metrics' | 'download';

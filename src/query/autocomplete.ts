@@ -20,7 +20,7 @@
  */
 import { ANY_CYCLE, scopeContext } from '../indices/entities.ts';
 import { type Query, type SearchBody, environmentScope, oneOf } from './list.ts';
-import type { AnyOf } from './params.ts';
+import type { AnyOf } from './route-parameters.ts';
 import { type CycleScope, scopeCycles } from './scope.ts';
 
 /** Suggestions answered at most. */

@@ -14,7 +14,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { FIRST_SEEN } from '../indices/description.ts';
 import { events, killmails } from '../indices/timeline.ts';
 import { type ListQuery, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
-import type { AnyOf } from './params.ts';
+import type { AnyOf } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 import { type TimeBound, toAfter, toTimeRange } from './time-range.ts';

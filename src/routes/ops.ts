@@ -8,7 +8,7 @@ import type { OpsDocumentName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { toInstant } from '../indices/instant.ts';
-import { GAPS_ENVIRONMENT } from '../query/params.ts';
+import { GAPS_ENVIRONMENT } from '../query/route-parameters.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { type Answer, one, route } from './operation.ts';
 import { type SchemaName, ref } from './records.ts';
