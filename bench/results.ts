@@ -1,6 +1,9 @@
 /**
- * Keeps benchmark results: the whole report as `bench/results/<date>.json`, and a readable
- * table per run prepended to `bench/RESULTS.md` (newest first), headed by the machine it ran on.
+ * Keeps benchmark results: the whole report as `bench/results/<date>.json` (not committed: the
+ * run prints where), and `bench/RESULTS.md`, the latest figures of each benchmark — a section per
+ * benchmark, each headed by the run it came from (date, commit, machine). A full run rewrites the
+ * sections of the benchmarks it ran and keeps the others as they were (a `--quick` one leaves the
+ * file alone); the history is in git.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +20,8 @@ import { type Machine, QUIET_CORES } from './support.ts';
 interface Report {
   date: string;
   quick: boolean;
+  /** The code measured: a commit, marked when the working tree differed from it. */
+  commit?: string;
   machine: Machine;
   load?: LoadBenchResult;
   freshness?: FreshnessBenchResult;
@@ -28,7 +33,8 @@ interface Report {
   overload?: OverloadBenchResult;
 }
 
-const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (newest first). Ratios are against limits measured in the same run.\n';
+const HEADER =
+  '# Benchmark results\n\nThe latest figures of each benchmark, a section each, written by `npm run bench`: a run rewrites the sections of the benchmarks it ran and keeps the others (the history is in git). Ratios are against bounds measured in the same run; how to read each table: bench/README.md.\n';
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
 function freshnessTable(f: FreshnessBenchResult): string[] {
@@ -249,33 +255,54 @@ function overloadTable(o: OverloadBenchResult): string[] {
   ];
 }
 
-export async function recordResults(report: Record<string, unknown>, benchDir: string): Promise<{ json: string; markdown: string }> {
+/** The benchmarks in the order RESULTS.md lists them, each with its tables. */
+const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'machine'>, (r: Report) => string[]][] = [
+  ['load', (r) => loadTable(r.load!)],
+  ['freshness', (r) => freshnessTable(r.freshness!)],
+  ['http', (r) => httpTable(r.http!)],
+  ['scale', (r) => scaleTable(r.scale!)],
+  ['autocomplete', (r) => autocompleteTable(r.autocomplete!)],
+  ['client', (r) => clientTable(r.client!)],
+  ['overload', (r) => overloadTable(r.overload!)],
+  ['soak', (r) => soakTable(r.soak!)],
+];
+
+/** The run a section's figures come from: when, on which code, on what machine. */
+function runLine(r: Report, name: string): string {
+  const m = r.machine;
+  const busy =
+    m.busyCoresAtStart === undefined ? '' : `; ${m.busyCoresAtStart} cores busy with other work at the start${m.busyCoresAtStart > QUIET_CORES ? ' (**a busy machine: the figures are disturbed**)' : ''}`;
+  const steal = m.stealPercent?.[name] === undefined ? '' : ` The hypervisor took ${m.stealPercent[name]} % of the cores' time meanwhile (steal).`;
+  return `Run of ${r.date} on ${r.commit ?? 'an unknown commit'}: ${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores${busy}.${steal}`;
+}
+
+/** RESULTS.md's sections by benchmark name (`## load`, …), each with its heading; unknown ones are dropped. */
+function sectionsOf(markdown: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  for (const part of markdown.split(/^(?=## )/m).slice(1)) {
+    const name = /^## (\S+)/.exec(part)?.[1];
+    if (name !== undefined && SECTIONS.some(([known]) => known === name)) sections.set(name, part.trimEnd());
+  }
+  return sections;
+}
+
+export async function recordResults(report: Record<string, unknown>, benchDir: string): Promise<{ json: string; markdown: string; rewritten: string[] }> {
   const r = report as unknown as Report;
   const dir = path.join(benchDir, 'results');
   await mkdir(dir, { recursive: true });
   const json = path.join(dir, `${r.date.replace(/[:.]/g, '-')}.json`);
   await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
-  const m = r.machine;
-  const busy =
-    m.busyCoresAtStart === undefined ? '' : `; ${m.busyCoresAtStart} cores busy with other work at the start${m.busyCoresAtStart > QUIET_CORES ? ' (**a busy machine: the figures are disturbed**)' : ''}`;
-  const stolen = Object.entries(m.stealPercent ?? {});
-  const steal = stolen.length === 0 ? '' : ` The hypervisor took ${stolen.map(([name, percent]) => `${percent} % of the cores' time during ${name}`).join(', ')} (steal).`;
-  const section = [
-    `## ${r.date}${r.quick ? ' (quick)' : ''}`,
-    '',
-    `${m.cores} cores (${m.cpu}), Node ${m.node}, Elasticsearch ${m.elasticsearch} with a ${m.esHeapMb} MB heap on the same cores${busy}.${steal} Raw: \`${path.relative(benchDir, json)}\`.`,
-    '',
-    ...(r.load ? loadTable(r.load) : []),
-    ...(r.freshness ? freshnessTable(r.freshness) : []),
-    ...(r.http ? httpTable(r.http) : []),
-    ...(r.scale ? scaleTable(r.scale) : []),
-    ...(r.autocomplete ? autocompleteTable(r.autocomplete) : []),
-    ...(r.client ? clientTable(r.client) : []),
-    ...(r.soak ? soakTable(r.soak) : []),
-    ...(r.overload ? overloadTable(r.overload) : []),
-  ].join('\n');
   const markdown = path.join(benchDir, 'RESULTS.md');
-  const previous = (await readFile(markdown, 'utf8').catch(() => HEADER)).slice(HEADER.length);
-  await writeFile(markdown, `${HEADER}\n${section}\n${previous.replace(/^\n+/, '')}`);
-  return { json, markdown };
+  // A quick pass measures less than the goals ask: it never replaces a full run's figures.
+  if (r.quick) return { json, markdown, rewritten: [] };
+  const sections = sectionsOf(await readFile(markdown, 'utf8').catch(() => ''));
+  const rewritten: string[] = [];
+  for (const [name, tables] of SECTIONS) {
+    if (r[name] === undefined) continue;
+    sections.set(name, [`## ${name}`, '', runLine(r, name), '', ...tables(r)].join('\n').trimEnd());
+    rewritten.push(name);
+  }
+  const kept = SECTIONS.flatMap(([name]) => sections.get(name) ?? []);
+  await writeFile(markdown, `${HEADER}\n${kept.join('\n\n')}\n`);
+  return { json, markdown, rewritten };
 }

@@ -3,7 +3,8 @@
  * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
- * as JSON, writes them to `bench/results/<date>.json` and adds a table to `bench/RESULTS.md`.
+ * as JSON, writes them to `bench/results/<date>.json` (not committed; the run says where) and
+ * rewrites the sections of `bench/RESULTS.md` of the benchmarks it ran.
  * Every figure is a ratio against a limit measured in the same run; no thresholds.
  *
  * `--quick`: a short pass (a 200 k-row load, 2 s per target, one round, 200 k and 1 M events).
@@ -24,7 +25,7 @@ import { benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
-import { cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
+import { codeVersion, cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -47,7 +48,7 @@ const config = loadConfig();
 const { url } = await provideElasticsearch(config, log);
 const client = createClient(url, 600_000);
 const steal: Record<string, number> = {};
-const report: Record<string, unknown> = { date: new Date().toISOString(), quick, machine: { ...(await describeMachine(url)), busyCoresAtStart: await quietMachine(log), stealPercent: steal } };
+const report: Record<string, unknown> = { date: new Date().toISOString(), quick, commit: codeVersion(), machine: { ...(await describeMachine(url)), busyCoresAtStart: await quietMachine(log), stealPercent: steal } };
 /** Runs one benchmark, noting the share of the cores' time the hypervisor took meanwhile. */
 async function measured<T>(name: string, run: () => Promise<T>): Promise<T> {
   const before = await cpuTimes();
@@ -90,4 +91,5 @@ try {
 }
 console.log(JSON.stringify(report, null, 2));
 const written = await recordResults(report, path.join(import.meta.dirname));
-log(`results: ${written.json}; table added to ${written.markdown}`);
+log(`raw results (JSON, not committed): ${written.json}`);
+log(written.rewritten.length ? `${written.markdown}: rewrote the sections ${written.rewritten.join(', ')}` : `${written.markdown} left as it was (a quick pass)`);

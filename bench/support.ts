@@ -3,7 +3,7 @@
  * (so the load generator never shares its event loop), autocannon runs reduced to the figures
  * we report, and the ceiling a gateway can reach on shared cores.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,17 @@ export interface Machine {
   busyCoresAtStart?: number;
   /** Per benchmark, the share of the cores' time the hypervisor gave elsewhere (steal, %). */
   stealPercent?: Record<string, number>;
+}
+
+/** The code measured: HEAD's short commit, `+ uncommitted changes` when the tree differs from it; undefined outside git. */
+export function codeVersion(): string | undefined {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') === '' ? commit : `${commit} + uncommitted changes`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The machine and the Elasticsearch node the figures were taken on. */

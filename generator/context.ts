@@ -19,8 +19,6 @@ export interface Context {
   /** The world package (`0x` + 64 hex) and its upgraded version. */
   readonly worldPackage: string;
   readonly worldPackageV2: string;
-  /** Recently computed entity specs by index (bounded; see entities.ts). */
-  readonly specCache: Map<number, import('./entities.ts').EntitySpec>;
 }
 
 export function createContext(seed: number, scale: number, eventsPerEntity = 12): Context {
@@ -41,6 +39,5 @@ export function createContext(seed: number, scale: number, eventsPerEntity = 12)
     table: buildEntityTable(seed, scale, generatedNs),
     worldPackage: `0x${random.hex(64)}`,
     worldPackageV2: `0x${random.hex(64)}`,
-    specCache: new Map(),
   };
 }

@@ -102,13 +102,18 @@ export function routeEnds(ctx: Context, i: number): RouteEnds {
 /** Specs kept per context; a full cache is cleared rather than evicted piecemeal (specs are pure). */
 const SPEC_CACHE_LIMIT = 100_000;
 
+/** Recently computed specs by index, per context (gone with the context). */
+const specCaches = new WeakMap<Context, Map<number, EntitySpec>>();
+
 /** Everything about entity `i` that rows need; pure in (seed, i). Callers must not mutate it. */
 export function entitySpec(ctx: Context, i: number): EntitySpec {
-  let spec = ctx.specCache.get(i);
+  let cache = specCaches.get(ctx);
+  if (cache === undefined) specCaches.set(ctx, (cache = new Map()));
+  let spec = cache.get(i);
   if (spec === undefined) {
-    if (ctx.specCache.size >= SPEC_CACHE_LIMIT) ctx.specCache.clear();
+    if (cache.size >= SPEC_CACHE_LIMIT) cache.clear();
     spec = computeSpec(ctx, i);
-    ctx.specCache.set(i, spec);
+    cache.set(i, spec);
   }
   return spec;
 }

@@ -5,7 +5,8 @@
  */
 import type { Context } from './context.ts';
 import { compareBytes } from './go-json.ts';
-import type { FileEntry, RowFileResult } from './row-file.ts';
+import type { ManifestFile } from '../loader/bundle.ts';
+import type { RowFileResult } from './row-file.ts';
 
 export const REGISTRY = 'black-relay-registry';
 export const API_VERSION = 'v1';
@@ -85,7 +86,7 @@ export function catalogDocument(ctx: Context, counts: Partial<Record<Collection,
 
 /** manifest.json; `files` must already be in manifest order (catalog first). */
 export function manifestDocument(
-  ctx: Context, databaseLabel: string, files: readonly FileEntry[], marks: Record<string, Record<string, unknown>>,
+  ctx: Context, databaseLabel: string, files: readonly ManifestFile[], marks: Record<string, Record<string, unknown>>,
 ): Record<string, unknown> {
   return {
     schemaVersion: MANIFEST_SCHEMA,

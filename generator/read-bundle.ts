@@ -11,26 +11,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import type { Manifest as ExportManifest, ManifestFile } from '../loader/bundle.ts';
 
 /** A parsed row: any JSON object (rows carry fields of varying types by design). */
 export type BundleRow = Record<string, any>;
 
-/** A manifest `files[]` entry. */
-export interface ManifestFile {
-  path: string;
-  contentType: string;
-  sha256: string;
-  sizeBytes: number;
-  rowCount: number;
-}
+export type { ManifestFile };
 
-/** The parts of manifest.json tests read; the rest stays available untyped. */
-export interface Manifest extends BundleRow {
-  schemaVersion: string;
-  generatedAt: string;
-  files: ManifestFile[];
-  highWaterMarks: Record<string, BundleRow>;
-}
+/** A manifest the generator wrote: the one declaration (loader/bundle.ts), with what every generated one holds. */
+export type Manifest = ExportManifest & Required<Pick<ExportManifest, 'generatedAt' | 'cycles' | 'highWaterMarks'>>;
 
 /** Parses `manifest.json` of a bundle directory. */
 export async function readManifest(dir: string): Promise<Manifest> {

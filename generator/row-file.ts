@@ -15,18 +15,11 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
+import type { ManifestFile } from '../loader/bundle.ts';
 import { encodeLine, encodePretty } from './go-json.ts';
 
 const FLUSH_CHARS = 256 * 1024;
 
-/** A manifest `files[]` entry. */
-export interface FileEntry {
-  path: string;
-  contentType: string;
-  sha256: string;
-  sizeBytes: number;
-  rowCount: number;
-}
 
 /** The key (and time) of a row, as the high-water marks name it. */
 export interface RowMark {
@@ -35,7 +28,7 @@ export interface RowMark {
 }
 
 export interface RowFileResult {
-  entry: FileEntry;
+  entry: ManifestFile;
   first?: RowMark;
   last?: RowMark;
 }
@@ -135,7 +128,7 @@ export class RowFile {
 }
 
 /** Writes a pretty JSON document (never gzipped) and returns its manifest entry. */
-export async function writeJsonDocument(dir: string, name: string, value: unknown): Promise<FileEntry> {
+export async function writeJsonDocument(dir: string, name: string, value: unknown): Promise<ManifestFile> {
   const bytes = Buffer.from(encodePretty(value), 'utf8');
   await writeFile(path.join(dir, name), bytes);
   return {

@@ -39,7 +39,8 @@ import {
 import { coverageDocument, cursorsDocument, emptyStats, freshnessDocument, sourceGapsDocument, type OpsStats } from './ops.ts';
 import { sortTies } from './ordering.ts';
 import { hasDuplicateRelation, relationRow, relationsAt } from './relations.ts';
-import { RowFile, writeJsonDocument, type FileEntry, type RowFileResult, type RowMark } from './row-file.ts';
+import type { ManifestFile } from '../loader/bundle.ts';
+import { RowFile, writeJsonDocument, type RowFileResult, type RowMark } from './row-file.ts';
 import { artefactRows, embeddedSource, sourceRows } from './sources.ts';
 import { CURRENT_TYPES, DEPLOYABLE_TYPES, type EntityType } from './vocabulary.ts';
 import { ofType } from './entity-table.ts';
@@ -222,8 +223,8 @@ export async function writeBundle(dir: string, options: BundleOptions = {}): Pro
   }
 
   // 10. catalog, then manifest.
-  const main: FileEntry[] = [];
-  const optional: FileEntry[] = [];
+  const main: ManifestFile[] = [];
+  const optional: ManifestFile[] = [];
   const counts: Partial<Record<Collection, number>> = {};
   const marks: Record<string, Record<string, unknown>> = {};
   for (const collection of JSONL_COLLECTIONS) {

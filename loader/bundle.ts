@@ -19,6 +19,7 @@ import { type Folder, type StoredFile, asLoadError, findManifest, openFolder } f
 export const MANIFEST_SCHEMA = 'registry.export_manifest.v1';
 export const POINTER_SCHEMA = 'registry.export_publish_pointer.v1';
 
+/** A manifest `files[]` entry (the one declaration: the generator writes and reads these too). */
 export interface ManifestFile {
   path: string;
   contentType: string;
@@ -33,6 +34,8 @@ export interface Manifest {
   generatedAt?: string;
   cycles?: number[];
   files: ManifestFile[];
+  /** Each source's cursor at export time, by file stem (the loader does not read them). */
+  highWaterMarks?: Record<string, Record<string, unknown>>;
   [key: string]: unknown;
 }
 

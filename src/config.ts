@@ -153,11 +153,10 @@ export const DEFAULT_CURSOR_SECRET = 'registry-gateway-cursor-key';
 /** 50 points per second per client, bursts of 100 (a detail read costs 1 point: src/http/request-cost.ts). */
 export const DEFAULT_RATE_LIMIT = '50/100';
 /**
- * Admission control defaults, measured on the 2-core development machine (`npm run bench --
- * overload`, bench/RESULTS.md): the fewest concurrent requests that reach 95 % of the gateway's
- * throughput on searches and facets was 4, 16 and 8 in three runs on these shared cores (the
- * median, 8, reached 85–98 % of it; 16 doubled the p99 for a few percent more), and a queue as
- * long, so a burst waits briefly instead of being refused.
+ * Admission control defaults: about the fewest concurrent searches and facets that keep a small
+ * Elasticsearch node busy (more add latency, little throughput: the knee of the overload
+ * benchmark's capacity sweep), and a queue as long, so a burst waits briefly instead of being
+ * refused.
  */
 export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
 export const DEFAULT_ES_QUEUE = 8;

@@ -25,7 +25,7 @@ export class ApiError extends Error {
 
   constructor(code: ErrorCode, message: string, status: number, details?: Record<string, unknown>, headers: Record<string, string> = {}) {
     // An ApiError is an answer, not a fault: its stack is never logged nor sent, and capturing
-    // one was 5 % of the gateway's time per refusal under overload (profiled).
+    // one would be a noticeable part of what a refusal costs under overload.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message);

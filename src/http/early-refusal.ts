@@ -6,13 +6,11 @@
  * and the polite clients need:
  *
  * - **429**: once the rate limit has refused a client (middleware/rate-limit.ts), its further
- *   requests until the window renews (bench overload: a greedy client on a new connection per
- *   request).
+ *   requests until the window renews (a greedy client on a new connection per request would
+ *   otherwise cost a full request each time).
  * - **503**: while admission control is saturated (no free slot, and nobody may wait:
  *   src/search/admission.ts), every list, search or facet — after its points are spent, as the
- *   full stack spends them (a client whose budget is spent gets the 429 instead). Measured on
- *   the overload bench's crowd (4× capacity, 2 cores shared with Elasticsearch): the gateway's
- *   cores went from 0.51 to 0.40 and the goodput from 321 to 355–402 req/s.
+ *   full stack spends them (a client whose budget is spent gets the 429 instead).
  *
  * What still takes the full stack: requests with an `Origin` (CORS echoes it), probes and
  * downloads (not counted in points), paths no route serves (404), and anything the router

@@ -4,9 +4,8 @@
  * router matches, before anything else runs for the request, so that a refused request costs
  * the gateway nothing more; the query only raises a list's class (`q`, `group_by`). Pure.
  *
- * Points follow what the request asks of Elasticsearch (bench/RESULTS.md: a search costs
- * Elasticsearch about 1.3× an entity page, a page several times a document by id; a
- * `group_by` aggregates every matching row):
+ * Points follow what the request asks of Elasticsearch (a search costs it more than an entity
+ * page, a page several times a document by id; a `group_by` aggregates every matching row):
  *
  * | class | requests | points |
  * |---|---|---|
@@ -23,7 +22,7 @@
  * files served from memory). Probes are marked: they bypass admission control
  * (src/search/admission.ts), so that monitoring and load balancers see the gateway as it is
  * under overload, not their own refusals. Expensive requests are also bounded by the parameter
- * rules (src/query/params.ts): `limit` ≤ 200, `q` ≤ 200 characters.
+ * rules (src/query/route-parameters.ts): `limit` ≤ 200, `q` ≤ 200 characters.
  */
 
 export type CostClass = 'document' | 'list' | 'search' | 'probe' | 'metrics' | 'download';

@@ -13,8 +13,8 @@
  * A repeat is answered before routing (`answerKnown`): the canonical key is a pure function of
  * the URL (the route it matches, its parameters as validated), so the key a URL was last served
  * under is remembered, and a repeat of that URL is answered without matching the router again,
- * validating its parameters or serialising its key. Profiled on a `group_by` hit, routing and
- * validation were a quarter of the hit's cost. Only URLs that validated are remembered (a
+ * validating its parameters or serialising its key: on a hit those would be a large share of
+ * the cost. Only URLs that validated are remembered (a
  * request that failed never reaches the cache).
  *
  * What it does not do: streams (exports, downloads) and non-200 answers pass through; rate

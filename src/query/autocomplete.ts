@@ -20,7 +20,7 @@
  */
 import { ANY_CYCLE, scopeContext } from '../indices/entities.ts';
 import { type Query, type SearchBody, environmentScope, oneOf } from './list.ts';
-import type { AnyOf } from './params.ts';
+import type { AnyOf } from './route-parameters.ts';
 import { type CycleScope, scopeCycles } from './scope.ts';
 
 /** Suggestions answered at most. */
@@ -48,9 +48,7 @@ const idOrSlug = (text: string): Query => ({ bool: { should: [{ term: { id: text
  * colon-separated and turns a slug's non-alphanumerics into `-` (export-format.md §4), but does
  * not promise that every slug has one, so the route counts these once per generation. When
  * there are none, text with neither `:` nor `-` is no id or slug, and a keystroke needs no
- * exact lookup. Sent directly on 157 k entities, the first request answered 2,004–2,225 a
- * second with the lookup, 2,471–2,927 without (bench/README.md, "Autocomplete without the
- * exact lookup").
+ * exact lookup, a good share of the first request's work.
  */
 export const UNSEPARATED_IDS: Query = {
   bool: { should: [{ bool: { must_not: { wildcard: { id: '*:*' } } } }, { bool: { must_not: { wildcard: { slug: '*-*' } } } }], minimum_should_match: 1 },
@@ -75,10 +73,8 @@ function scopeFilter(params: AutocompleteParams, currentCycle: number): Query[] 
  * The completion suggesters, in rank order, named once for the bodies, their filters and the
  * route that reads their answers. `starts` goes with the id or slug lookup; `typos` (one typo
  * from four letters on, never in the first one, as the scored query's AUTO:4) is asked only
- * when those give fewer than ten: one keystroke in eight on the bench's prefixes.
- * Asked with `starts`, its fuzzy walk cost every keystroke. Sent directly on 157 k entities,
- * the first request answered 1,610–1,833 a second with both suggesters, 2,174–2,219 with
- * `starts` alone (bench/README.md, "Autocomplete: a typo only when it is needed").
+ * when those give fewer than ten, a small share of keystrokes: asked with `starts`, its fuzzy
+ * walk of the FST would cost every keystroke.
  */
 export const SUGGESTERS = { starts: 'starts', typos: 'typos' } as const;
 type Suggester = (typeof SUGGESTERS)[keyof typeof SUGGESTERS];
@@ -86,10 +82,8 @@ type Suggester = (typeof SUGGESTERS)[keyof typeof SUGGESTERS];
 /**
  * What the route reads of each answer (`filter_path`, a query parameter): the rows, and each
  * suggestion's score. Elasticsearch leaves out the rest as it writes — index names, ids, texts,
- * contexts: 37 % of a suggester answer's bytes, which the gateway no longer decodes and parses
- * (31 µs a request instead of 54, of the ~1 ms the gateway spends on one). Not a `_source`
- * filter: Elasticsearch parses every stored row again for that (the suggester sent directly:
- * 771–1,025 answers/s with it, 966–1,158 with `filter_path`, 896–1,138 with neither). A key
+ * contexts: a good part of a suggester answer's bytes, which the gateway then need not decode
+ * and parse. Not a `_source` filter: Elasticsearch parses every stored row again for that. A key
  * with nothing under it is left out too (no hits: no `hits`).
  */
 const optionsFilter = (name: Suggester) => `suggest.${name}.options._score,suggest.${name}.options._source.row`;

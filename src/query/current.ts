@@ -8,7 +8,7 @@
  */
 import { currentEntities, currentRelations } from '../indices/current.ts';
 import { type EntitySort, searchable } from './entities.ts';
-import type { Profile } from './params.ts';
+import type { Profile } from './route-parameters.ts';
 import { type ListQuery, type PagePosition, type Query, type SearchBody, environmentScope, term, toListBody, toSort } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { toSearchQuery } from './search.ts';

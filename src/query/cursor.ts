@@ -77,9 +77,8 @@ function padsOf(key: string): { inner: Uint8Array; outer: Uint8Array } {
 /**
  * HMAC-SHA256 (RFC 2104) as two one-shot hashes over the key's padded blocks: the same MAC as
  * `createHmac('sha256', key)` (a unit test holds them equal), without building an Hmac stream
- * and its OpenSSL context on every page. In the gateway under load, `createHmac` cost 3–4 % of
- * an uncached events page (paired runs of two gateways side by side, CPU per request); a tight
- * loop does not show it.
+ * and its OpenSSL context on every page: under load that context costs the gateway a few
+ * percent of an uncached page, which a tight loop does not show.
  */
 export function mac(payload: string, key: string): Buffer {
   const { inner, outer } = padsOf(key);

@@ -7,7 +7,7 @@
  */
 import { entities } from '../indices/entities.ts';
 import { type ListQuery, type ListSpec, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, term, toListBody, toSort } from './list.ts';
-import type { AnyOf, Profile } from './params.ts';
+import type { AnyOf, Profile } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { BY_RELEVANCE, toSearchQuery } from './search.ts';
 import { type TimeBound, toTimeRange } from './time-range.ts';

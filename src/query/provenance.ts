@@ -5,7 +5,7 @@
  */
 import { entitySources, facts, relations, sources } from '../indices/provenance.ts';
 import { type ListQuery, type PagePosition, type Query, type SearchBody, oneOf, scopeFilter, term, toListBody, toSort } from './list.ts';
-import type { AnyOf } from './params.ts';
+import type { AnyOf } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 

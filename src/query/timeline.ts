@@ -14,12 +14,16 @@ import type { estypes } from '@elastic/elasticsearch';
 import { FIRST_SEEN } from '../indices/description.ts';
 import { events, killmails } from '../indices/timeline.ts';
 import { type ListQuery, NANOS_FORMAT, type PagePosition, type Query, type SearchBody, environmentScope, oneOf, reversed, term, toListBody, toSort } from './list.ts';
-import type { AnyOf } from './params.ts';
+import type { AnyOf } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
 import { type TimeBound, toAfter, toTimeRange } from './time-range.ts';
 
-/** Events and killmails are counted exactly up to this many rows per list; past it `meta.count` is a lower bound (bench/RESULTS.md). */
+/**
+ * Events and killmails are counted exactly up to this many rows per list; past it `meta.count` is
+ * a lower bound. An exact count walks every row of the default scope on each first page, and
+ * grows with the list; a count up to a bound stays flat.
+ */
 export const TIMELINE_COUNT_UP_TO = 100_000;
 
 /** The orders a timeline can be read in; the first is the default. */

@@ -8,7 +8,7 @@
 import { toEnvelope } from '../http/envelope.ts';
 import type { Row } from '../indices/description.ts';
 import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../query/autocomplete.ts';
-import { ENVIRONMENT, Q, TYPE } from '../query/params.ts';
+import { ENVIRONMENT, Q, TYPE } from '../query/route-parameters.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppRouter, RouteDeps } from './context.ts';

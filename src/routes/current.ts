@@ -11,7 +11,7 @@ import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../ind
 import { type CurrentListParams, RELATION_SORTS, currentEntityFilter, toCurrentEntityListQuery, toCurrentRelationListQuery } from '../query/current.ts';
 import { toEntityListQuery } from '../query/entities.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/params.ts';
+import { FORMAT, INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';

@@ -26,12 +26,12 @@ import {
   boundSort,
   listParams,
   sortParameter,
-} from '../query/params.ts';
+} from '../query/route-parameters.ts';
 import type { Values } from '../query/parameters.ts';
 import { toEntityFactsBody, toEntityFactsQuery, toEntityRelationsBody, toEntityRelationsQuery, toEntitySourcesBody, toEntitySourcesQuery } from '../query/provenance.ts';
 import { selectParameter } from '../query/select.ts';
 import type { ListQuery, SearchBody } from '../query/list.ts';
-import type { AnyOf } from '../query/params.ts';
+import type { AnyOf } from '../query/route-parameters.ts';
 import type { Reader } from '../search/search-service.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { firstRow } from './detail.ts';

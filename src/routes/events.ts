@@ -17,7 +17,7 @@ import {
   boundSort,
   listParams,
   sortParameter,
-} from '../query/params.ts';
+} from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toEventListQuery } from '../query/timeline.ts';
 import type { GenerationDoc } from '../indices/generation.ts';

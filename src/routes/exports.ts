@@ -33,7 +33,7 @@ import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
-import { EXPORT_HEADERS } from '../query/params.ts';
+import { EXPORT_HEADERS } from '../query/route-parameters.ts';
 import type { SearchService } from '../search/search-service.ts';
 import { StoreError } from '../store/errors.ts';
 import { resolveStoreUrl } from '../store/location.ts';

@@ -4,12 +4,14 @@
  * live bundle's generation and publication instants, when it went live and the lag between.
  */
 import type { Freshness } from '../http/metrics.ts';
+import { toInstant } from '../indices/instant.ts';
 import type { FollowerState } from '../indices/state.ts';
 import type { SearchService } from '../search/search-service.ts';
 
+/** Epoch seconds of an RFC 3339 instant (the manifest's, the pointer's, the loader's), read strictly; undefined when it is not one. */
 const seconds = (text: string | undefined) => {
-  const ms = text === undefined ? NaN : Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms / 1000;
+  const ms = toInstant(text)?.ms;
+  return ms === undefined ? undefined : ms / 1000;
 };
 
 export function createFreshnessSource(search: SearchService): () => Promise<Freshness> {

@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/params.ts';
+import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';

@@ -13,7 +13,7 @@
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { AnyParameter } from '../query/parameters.ts';
-import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/params.ts';
+import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/route-parameters.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { type Operation, operationOf, route, templatePath } from './operation.ts';
 import { TYPED_COLLECTIONS } from '../indices/collections.ts';

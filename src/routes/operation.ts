@@ -9,7 +9,7 @@
  * The router answers HEAD for every GET route; what HEAD answers is the GET answer's headers.
  */
 import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
-import { PATH_PARAMETERS } from '../query/params.ts';
+import { PATH_PARAMETERS } from '../query/route-parameters.ts';
 import { ApiError } from '../errors.ts';
 import type { CostClass } from '../http/request-cost.ts';
 import type { AppContext, AppRouter } from './context.ts';

@@ -7,7 +7,8 @@
 import type { OpsDocumentName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { GAPS_ENVIRONMENT } from '../query/params.ts';
+import { toInstant } from '../indices/instant.ts';
+import { GAPS_ENVIRONMENT } from '../query/route-parameters.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { type Answer, one, route } from './operation.ts';
 import { type SchemaName, ref } from './records.ts';
@@ -36,8 +37,9 @@ const rows = (data: unknown): Doc[] => (Array.isArray(data) ? (data as Doc[]) : 
  * when the bundle was written (the reference's weak point 11).
  */
 export function withAgeNow(row: Doc, now: number): Doc {
-  const at = typeof row.lastSuccessfulIngest === 'string' ? Date.parse(row.lastSuccessfulIngest) : NaN;
-  const ageSeconds = Number.isNaN(at) ? null : Math.max(0, Math.floor((now - at) / 1000));
+  // The export's grammar, strictly: a time that is not one (30 February) has no age, rather than Date's guess.
+  const at = toInstant(row.lastSuccessfulIngest)?.ms;
+  const ageSeconds = at === undefined ? null : Math.max(0, Math.floor((now - at) / 1000));
   const status = String(row.stalenessStatus ?? 'unknown');
   const stalenessNow = !AGE_STATUSES.has(status) ? status : ageSeconds === null ? 'unknown' : ageSeconds <= LIVE_WITHIN_SECONDS ? 'live_indexed' : 'cached_snapshot';
   return { ...row, ageSeconds, stalenessNow };

@@ -3,7 +3,7 @@
  * sources were reachable), `/v1/sources/{id}` and `/v1/artefacts/{id}`.
  */
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, IDS, INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/params.ts';
+import { FORMAT, IDS, INCLUDE_UNKNOWN, LIST, Q, SOURCE_KIND, listParams } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import { toSourceListQuery } from '../query/provenance.ts';
 import type { AppRouter, RouteDeps } from './context.ts';

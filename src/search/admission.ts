@@ -14,14 +14,12 @@
  * - one client has at most a quarter of the slots in flight (2 of 8). Only its requests past
  *   that share wait, in half the queue at most, for its own slots. A burst — even one within the
  *   client's budget — then runs two at a time beside everyone else's requests instead of taking
- *   every slot (measured: a polite client's p99 beside a greedy one went from 3.4× its p99 alone
- *   to about 2×). A browser opens at most 6 connections to a host: 2 running + 4 waiting.
+ *   every slot, so a polite client beside it keeps its latency. A browser opens at most 6
+ *   connections to a host: 2 running + 4 waiting.
  * - any other request that finds every slot taken is refused at once, before Koa
  *   (src/http/early-refusal.ts), rather than queued behind other clients' requests. Such a wait
  *   is added to everything admitted, and under a flood the queue's places go to requests that
- *   cross the whole stack only to be refused later. Measured on the overload bench's crowd (4×
- *   capacity, 7 paired rounds): admitted p99 86–120 ms against 111–262 ms when any request could
- *   wait, for the same goodput (bench/README.md, "Waiting only behind one's own requests").
+ *   cross the whole stack only to be refused later.
  *
  * A queue that has not drained for `STANDING_MS` is standing, not a burst (a client keeps
  * bursting past its share): it then changes order (adaptive LIFO and controlled delay, as in
@@ -73,10 +71,9 @@ export interface AdmissionOptions {
   adaptive?: boolean;
   /**
    * While the queue stands, how long a waiter keeps its place against a newcomer (default 25 ms).
-   * Measured on the overload bench's crowd while any request could wait (bench/README.md, "The
-   * crowd's queue"): 0 sends every newcomer through the whole stack (the gateway's cores
-   * 0.44–0.48 → 0.66–0.74, 16–33 % less goodput); 50 lets the admitted waits' p99 reach
-   * 52–67 ms; 15–25 ms cut it to 35–53 ms, 25 for fewer cores.
+   * The shorter, the shorter the admitted waits' tail; but at 0 every newcomer crosses the whole
+   * stack to take a place, on the cores Elasticsearch needs. 25 ms keeps the tail short for
+   * fewer of the gateway's cores than shorter waits.
    */
   standingWaitMs?: number;
   /** The clock, in ms (tests set it). */

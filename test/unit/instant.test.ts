@@ -25,6 +25,13 @@ describe('instants', () => {
     expect(toInstant('9999-12-31T23:59:59Z')?.text).toBe('2262-04-11T23:47:16.854775807Z');
     for (const bad of ['', 'yesterday', '2026-06-28', 42, null, '2026-06-28T21:47:05.1234567891Z']) expect(toInstant(bad)).toBeUndefined();
   });
+
+  it('refuses what Date.parse would read loosely: a day the month lacks, prose, no zone, an HTTP date', () => {
+    for (const loose of ['2026-02-30T00:00:00Z', 'March 3 2026', '2026-06-30T23:50:00', 'Tue, 30 Jun 2026 23:50:00 GMT', '2026-06-30T24:00:00Z']) {
+      expect(toInstant(loose)).toBeUndefined();
+    }
+    expect(Date.parse('2026-02-30T00:00:00Z')).toBe(Date.parse('2026-03-02T00:00:00Z'));
+  });
 });
 
 describe('cycles', () => {

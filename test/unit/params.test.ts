@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../support/rejected.ts';
 import { readQuery, readValue } from '../../src/query/parameters.ts';
-import { LIMIT, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/params.ts';
+import { LIMIT, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/route-parameters.ts';
 
 
 describe('query parameters', () => {

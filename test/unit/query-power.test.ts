@@ -7,7 +7,7 @@ import { rejected } from '../support/rejected.ts';
 import { cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
 import { MAX_BUCKETS, readGroups, readHistogram, regroup, cycleGroup, keyword } from '../../src/query/groups.ts';
 import { readValue } from '../../src/query/parameters.ts';
-import { EVENT_KIND, SINCE, UNTIL } from '../../src/query/params.ts';
+import { EVENT_KIND, SINCE, UNTIL } from '../../src/query/route-parameters.ts';
 import { selectFields, selectParameter } from '../../src/query/select.ts';
 import { toTimeBound, toTimeRange } from '../../src/query/time-range.ts';
 
