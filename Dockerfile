@@ -25,7 +25,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund
 COPY . .
 COPY --from=pages /app/web/dist web/dist
-ENV HOST=0.0.0.0 PORT=8080
+ENV HOST=0.0.0.0 PORT=8080 WORKERS=auto
 EXPOSE 8080
 # 8 MB semi-spaces: under a steady stream of short-lived buffers (a download, a busy minute) V8
 # otherwise grows the young generation to several times what lives, and keeps it.
