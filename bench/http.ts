@@ -40,7 +40,7 @@ import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../sr
 import { searchPath } from '../src/search/search-service.ts';
 import { GATEWAY_ENV, type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
 
-const PREFIX = 'bench-http';
+export const PREFIX = 'bench-http';
 const LIMIT = 50;
 const QUERIES = 200;
 
@@ -94,7 +94,7 @@ export interface HttpBenchResult {
   coalescing: { requests: number; searches: number };
 }
 
-interface Case {
+export interface Case {
   route: string;
   /** Gateway paths and the matching direct bodies, rotated in step. */
   paths: string[];
@@ -106,7 +106,7 @@ interface Case {
 const EXACT = { count: true } as const;
 const TIMELINE = { count: TIMELINE_COUNT_UP_TO };
 
-async function cases(dir: string, currentCycle: number): Promise<Case[]> {
+export async function cases(dir: string, currentCycle: number): Promise<Case[]> {
   const scope = { environment: 'stillness', scope: { kind: 'default' } as const, limit: LIMIT };
   const names = (await readAllRows(dir, 'entities.jsonl'))
     .filter((r) => r.environment === 'stillness')

@@ -11,6 +11,7 @@ import type { FreshnessBenchResult } from './freshness.ts';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
 import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
+import type { WorkersBenchResult } from './workers.ts';
 import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ClientBenchResult } from './client.ts';
 import type { ScaleBenchResult } from './scale.ts';
@@ -31,6 +32,7 @@ interface Report {
   client?: ClientBenchResult;
   soak?: SoakResult;
   overload?: OverloadBenchResult;
+  workers?: WorkersBenchResult;
 }
 
 const HEADER =
@@ -255,6 +257,21 @@ function overloadTable(o: OverloadBenchResult): string[] {
   ];
 }
 
+function workersTable(w: WorkersBenchResult): string[] {
+  return [
+    `${w.cores} cores, ${w.seconds} s per target, 10 connections per worker; the ceiling is \`1 / (1/direct + 1/floor)\` with the floor the same workers answering \`/v1/health\`. CPU ms per request: the gateway's processes; Elasticsearch's (node stats) for the gateway's request and for the same request sent directly.`,
+    '',
+    row(['workers', 'route', 'gateway req/s', 'direct req/s', 'floor req/s', 'of ceiling', '× one worker', 'gateway CPU ms', 'ES CPU ms via gateway', 'ES CPU ms direct']),
+    row(Array(10).fill('---')),
+    ...w.steps.flatMap((s) =>
+      s.routes.map((r) =>
+        row([s.workers, `\`${r.route}\``, r.gateway.requestsPerSecond, r.direct.requestsPerSecond, s.floor.requestsPerSecond, `**${r.ofCeiling}**`, r.overOneWorker, r.cpuMs.gateway, r.cpuMs.esViaGateway, r.cpuMs.esDirect]),
+      ),
+    ),
+    '',
+  ];
+}
+
 /** The benchmarks in the order RESULTS.md lists them, each with its tables. */
 const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'machine'>, (r: Report) => string[]][] = [
   ['load', (r) => loadTable(r.load!)],
@@ -264,6 +281,7 @@ const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'mach
   ['autocomplete', (r) => autocompleteTable(r.autocomplete!)],
   ['client', (r) => clientTable(r.client!)],
   ['overload', (r) => overloadTable(r.overload!)],
+  ['workers', (r) => workersTable(r.workers!)],
   ['soak', (r) => soakTable(r.soak!)],
 ];
 

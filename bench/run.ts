@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- load|http|scale|autocomplete|client|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N]`: runs the benchmarks (load,
+ * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--workers 1,2,4]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` (not committed; the run says where) and
@@ -25,6 +25,7 @@ import { benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
+import { benchWorkers } from './workers.ts';
 import { codeVersion, cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
 
 const { values, positionals } = parseArgs({
@@ -39,6 +40,7 @@ const { values, positionals } = parseArgs({
     events: { type: 'string' },
     minutes: { type: 'string' },
     'overload-scale': { type: 'string' },
+    workers: { type: 'string' },
   },
 });
 const quick = values.quick;
@@ -82,6 +84,12 @@ try {
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));
     report.overload = await measured('overload', () => benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), log }));
+  }
+  if (which.has('workers')) {
+    const counts = values.workers?.split(',').map(Number);
+    report.workers = await measured('workers', () =>
+      benchWorkers({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds: Number(values.seconds ?? (quick ? 2 : 4)), counts, log }),
+    );
   }
   if (which.has('soak')) {
     report.soak = await measured('soak', () => benchSoak({ client, esUrl: url, config, minutes: Number(values.minutes ?? (quick ? 2 : 10)), log }));

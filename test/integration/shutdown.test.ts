@@ -10,6 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { openSocket, refused, spawnGatewayProcess } from '../support/gateway-process.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
@@ -86,6 +88,29 @@ describe('SIGTERM', () => {
       gateway.child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('answers /v1/ready with 503 on a connection still open while it stops, so a load balancer takes it out', async () => {
+    const running = await startServer(loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT: 'off' }), proxy.url);
+    try {
+      const connection = await openSocket(running.url);
+      proxy.hold();
+      connection.socket.write('GET /v1/entities?limit=1 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await proxy.holding();
+      const closing = running.close(60_000);
+      // The same connection, kept open by the request in flight, asks whether it is ready.
+      connection.socket.write('GET /v1/ready HTTP/1.1\r\nHost: x\r\n\r\n');
+      // Its answer waits behind the first (HTTP/1.1 answers in order): give the server time to read it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      proxy.release();
+      await closing;
+      await connection.closed;
+      const statuses = [...connection.received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      expect(statuses).toEqual([200, 503]);
+      expect(connection.received()).toContain('"code":"unavailable"');
+    } finally {
+      proxy.release();
+    }
+  });
 });
 
 describe('port in use', () => {
