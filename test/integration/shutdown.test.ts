@@ -6,14 +6,12 @@
  * forwarder that can hold its answers back, which keeps a request in flight as long as needed.
  */
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { openSocket, refused, spawnGatewayProcess } from '../support/gateway-process.ts';
+import { openSocket, spawnGatewayProcess, stopsWithDownloadInFlight } from '../support/gateway-process.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 let gw: TestGateway;
@@ -38,26 +36,11 @@ describe('SIGTERM', () => {
   it('stops accepting, closes idle connections, finishes the request in flight, then exits 0', async () => {
     const gateway = spawnGateway('src/server.ts', { SHUTDOWN_TIMEOUT_MS: '60000' });
     try {
-      const url = await gateway.listening;
       // An idle keep-alive connection: one request answered, nothing after it.
-      const idle = await openSocket(url);
+      const idle = await openSocket(await gateway.listening);
       idle.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
       while (!idle.received().includes('"status":"ok"')) await once(idle.socket, 'data');
-
-      proxy.hold();
-      const inFlight = fetch(`${url}/v1/exports/manifest.json`).then(async (res) => ({ status: res.status, text: await res.text() }));
-      await proxy.holding();
-      gateway.child.kill('SIGTERM');
-
-      await idle.closed;
-      while (!(await refused(url))) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(gateway.child.exitCode).toBeNull();
-
-      proxy.release();
-      const answered = await inFlight;
-      expect(answered.status).toBe(200);
-      expect(answered.text).toBe(await readFile(path.join(gw.bundleDir, 'manifest.json'), 'utf8'));
-      expect(await gateway.exited).toBe(0);
+      await stopsWithDownloadInFlight(gateway, proxy, gw.bundleDir, () => idle.closed);
       expect(gateway.stdout()).toContain('stopping');
     } finally {
       proxy.release();

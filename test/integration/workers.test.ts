@@ -7,14 +7,13 @@
  * in turn.
  */
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { loadConfig } from '../../src/config.ts';
 import { COSTS } from '../../src/http/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type GatewayProcess, refused, spawnGatewayProcess } from '../support/gateway-process.ts';
+import { type GatewayProcess, spawnGatewayProcess, stopsWithDownloadInFlight } from '../support/gateway-process.ts';
 import { getFrom } from '../support/loopback-client.ts';
 import { type RedisServer, redisServerInstalled, startRedisServer } from '../support/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
@@ -122,18 +121,7 @@ describe('WORKERS: stopping', () => {
   it('SIGTERM: every worker stops accepting and finishes the request in flight, then the primary exits 0', async () => {
     const gateway = spawnWorkers({ SHUTDOWN_TIMEOUT_MS: '60000', LOG_LEVEL: 'info' });
     try {
-      const url = await gateway.listening;
-      proxy.hold();
-      const inFlight = fetch(`${url}/v1/exports/manifest.json`).then(async (res) => ({ status: res.status, text: await res.text() }));
-      await proxy.holding();
-      gateway.child.kill('SIGTERM');
-      while (!(await refused(url))) await sleep(50);
-      expect(gateway.child.exitCode).toBeNull();
-      proxy.release();
-      const answered = await inFlight;
-      expect(answered.status).toBe(200);
-      expect(answered.text).toBe(await readFile(path.join(gw.bundleDir, 'manifest.json'), 'utf8'));
-      expect(await gateway.exited).toBe(0);
+      await stopsWithDownloadInFlight(gateway, proxy, gw.bundleDir);
     } finally {
       proxy.release();
       gateway.child.kill('SIGKILL');

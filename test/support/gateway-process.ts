@@ -5,9 +5,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { type Socket, connect } from 'node:net';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config.ts';
+import type { TcpProxy } from './tcp-proxy.ts';
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -64,4 +67,25 @@ export async function refused(url: string): Promise<boolean> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
+}
+
+/**
+ * SIGTERM with a request in flight: a download held back by `proxy` (Elasticsearch's answer),
+ * the signal, then `whileStopping` (the caller's own checks); the gateway must stop listening
+ * yet stay up, answer the download in full once released, and exit 0.
+ */
+export async function stopsWithDownloadInFlight(gateway: GatewayProcess, proxy: TcpProxy, bundleDir: string, whileStopping: () => Promise<void> = async () => {}): Promise<void> {
+  const url = await gateway.listening;
+  proxy.hold();
+  const inFlight = fetch(`${url}/v1/exports/manifest.json`).then(async (res) => ({ status: res.status, text: await res.text() }));
+  await proxy.holding();
+  gateway.child.kill('SIGTERM');
+  await whileStopping();
+  while (!(await refused(url))) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(gateway.child.exitCode).toBeNull();
+  proxy.release();
+  const answered = await inFlight;
+  expect(answered.status).toBe(200);
+  expect(answered.text).toBe(await readFile(path.join(bundleDir, 'manifest.json'), 'utf8'));
+  expect(await gateway.exited).toBe(0);
 }
