@@ -1,6 +1,6 @@
 /**
  * The gateway's stack doing none of the gateway's own work: what a gateway built as this one is
- * built (Node's HTTP server, Koa with every middleware of src/http/app.ts, the project's
+ * built (Node's HTTP server, Koa with every middleware of src/app.ts, the project's
  * Elasticsearch client, its metrics and log) reaches on these cores. Like bench/one-hop.ts it
  * forwards each request's bytes to Elasticsearch and answers Elasticsearch's bytes, but through
  * that stack. What the gateway does beyond it is its own work: routing among its routes,
@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import { loadConfig } from '../src/config.ts';
-import { createApp } from '../src/http/app.ts';
+import { createApp } from '../src/app.ts';
 import { createMeta } from '../src/http/envelope.ts';
 import { createLogger } from '../src/http/logger.ts';
 import { createMetrics } from '../src/http/metrics.ts';

@@ -9,7 +9,7 @@ import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
 import { type Config, loadConfigOrExit } from './config.ts';
-import { createApp, createRouter } from './http/app.ts';
+import { createApp, createRouter } from './app.ts';
 import { identityRules } from './http/client-identity.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
 import { policyField } from './http/middleware/rate-limit.ts';

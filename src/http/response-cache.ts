@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
-import { routePattern, setRoutePattern } from './middleware/observe.ts';
+import { routePattern, setRoutePattern } from './route-pattern.ts';
 
 /** Encodings a kept answer is stored in, in the order of preference koa-compress uses (zstd aside). */
 const ENCODINGS = ['br', 'gzip', 'deflate', 'identity'] as const;

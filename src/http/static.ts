@@ -21,7 +21,7 @@ import { gzipSync } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 import { notModified } from './conditional.ts';
-import { setRoutePattern } from './middleware/observe.ts';
+import { setRoutePattern } from './route-pattern.ts';
 
 /** Where web/build.ts writes the pages. */
 export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');

@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.ts';
-import { createRouter } from '../../src/http/app.ts';
+import { createRouter } from '../../src/app.ts';
 import { createMeta } from '../../src/http/envelope.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
 import { templatePath } from '../../src/routes/operation.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { createMeta } from '../../src/http/envelope.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
 import { WEB_DIST } from '../../src/http/static.ts';

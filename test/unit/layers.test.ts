@@ -53,6 +53,10 @@ describe('layers', () => {
     expect(offending('store', (t) => /^(http|routes|search|query|indices)\//.test(t) || /^(koa|@koa\/|@elastic\/)/.test(t))).toEqual([]);
   });
 
+  it('the HTTP layer (src/http) never reaches up into the routes: src/app.ts assembles the two', () => {
+    expect(offending('http', (t) => t.startsWith('routes/') || t === 'app.ts' || t === 'server.ts')).toEqual([]);
+  });
+
   it('the gateway never imports the loader', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
@@ -63,5 +67,46 @@ describe('layers', () => {
     expect(offending('../loader', devOnly)).toEqual([]);
     // The check reads files outside src/ too: the benchmark does import the loader and scripts.
     expect(offending('../bench', devOnly).length).toBeGreaterThan(0);
+  });
+});
+
+/** The import circles among the TypeScript files under `dirs` (paths relative to the project), each once, as `a → b → a`. */
+function circles(dirs: string[]): string[] {
+  const root = path.resolve(SRC, '..');
+  const files = dirs.flatMap((dir) => sources(path.relative(SRC, path.join(root, dir))));
+  const edges = new Map(
+    files.map((file) => [
+      path.relative(root, file),
+      importsOf(file)
+        .filter((t) => t.endsWith('.ts') && !t.startsWith('node:'))
+        .map((t) => path.relative(root, path.resolve(SRC, t))),
+    ]),
+  );
+  const found = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const walk = (file: string, trail: string[]) => {
+    if (state.get(file) === 'done') return;
+    if (state.get(file) === 'open') {
+      const loop = trail.slice(trail.indexOf(file));
+      // One spelling per circle, whichever file the walk entered it by.
+      const start = loop.indexOf([...loop].sort()[0]!);
+      found.add([...loop.slice(start), ...loop.slice(0, start), loop[start]].join(' → '));
+      return;
+    }
+    state.set(file, 'open');
+    for (const next of edges.get(file) ?? []) if (edges.has(next)) walk(next, [...trail, file]);
+    state.set(file, 'done');
+  };
+  for (const file of edges.keys()) walk(file, []);
+  return [...found];
+}
+
+describe('no import circles', () => {
+  it('finds a circle where there is one (the check itself works)', () => {
+    expect(circles(['test/fixtures/import-circle'])).toEqual(['test/fixtures/import-circle/a.ts → test/fixtures/import-circle/b.ts → test/fixtures/import-circle/a.ts']);
+  });
+
+  it('src/, loader/ and generator/ import nothing that imports them back, however far round', () => {
+    expect(circles(['src', 'loader', 'generator'])).toEqual([]);
   });
 });

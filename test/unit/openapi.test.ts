@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createApp, createRouter } from '../../src/http/app.ts';
+import { createApp, createRouter } from '../../src/app.ts';
 import { createMeta } from '../../src/http/envelope.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
 import type { RouteDeps } from '../../src/routes/context.ts';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createRouter } from '../../src/http/app.ts';
+import { createRouter } from '../../src/app.ts';
 import { createMeta } from '../../src/http/envelope.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
 import { COSTS, requestCost } from '../../src/http/request-cost.ts';

@@ -8,7 +8,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { CachingState } from './caching.ts';
-import { routePattern } from './observe.ts';
+import { routePattern } from '../route-pattern.ts';
 
 export function requestLog(logger: Logger): Middleware<CachingState> {
   return async (ctx, next) => {
