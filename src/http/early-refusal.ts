@@ -24,7 +24,7 @@ import { type IdentityRules, clientIdentity } from './client-identity.ts';
 import { type Meta, toErrorBody } from './envelope.ts';
 import { CORS_FIELDS } from './middleware/cors.ts';
 import type { Points, Refused } from './points.ts';
-import { COSTS, type CostClass, requestCost } from './request-cost.ts';
+import { type CostClass, refusedWhenSaturated, requestCost } from './request-cost.ts';
 
 export interface EarlyRefusal {
   /** The rate limit refused `client` until `until` (epoch ms). */
@@ -105,7 +105,7 @@ export function createEarlyRefusal(options: EarlyRefusalOptions): EarlyRefusal {
       // Saturated. As the rate-limit middleware decides it: only what surely reads Elasticsearch
       // (downloads are limited apart).
       const cost = requestCost(costClass, queryAt === -1 ? {} : parse(url.slice(queryAt + 1)), client.loopback);
-      if (cost.kind !== 'points' || cost.points < COSTS.list) return false;
+      if (!refusedWhenSaturated(cost)) return false;
       // Counted as admission control's refusal (it is one: nothing is admitted now), whichever the answer.
       admission!.full(client.key);
       const policyField: Record<string, string> = policy ? { 'RateLimit-Policy': policy } : {};

@@ -35,6 +35,15 @@ export type Cost =
 
 export const COSTS = { document: 1, list: 2, search: 3, groupBy: 5, probe: 1, metrics: 5 } as const;
 
+/**
+ * Whether admission control turns this request away while it is saturated, before any work is
+ * done for it (the early refusal before Koa and the rate-limit middleware both ask): a list,
+ * search or facet surely reads Elasticsearch; a document, a probe or a download may not.
+ */
+export function refusedWhenSaturated(cost: Cost): cost is Extract<Cost, { kind: 'points' }> {
+  return cost.kind === 'points' && !cost.probe && cost.points >= COSTS.list;
+}
+
 /** A query parameter's value, or undefined when absent or blank (blank counts as absent at the edge too). */
 function present(query: Record<string, string | string[] | undefined>, name: string): boolean {
   const value = query[name];

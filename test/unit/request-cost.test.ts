@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createRouter } from '../../src/app.ts';
 import { createMeta } from '../../src/http/envelope.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
-import { COSTS, requestCost } from '../../src/http/request-cost.ts';
+import { COSTS, refusedWhenSaturated, requestCost } from '../../src/http/request-cost.ts';
 import { costOf, operationOf, routeCost } from '../../src/routes/operation.ts';
 import { createClient } from '../../src/search/client.ts';
 import { createSearchService } from '../../src/search/search-service.ts';
@@ -82,5 +82,16 @@ describe('request cost', () => {
       expect(points(path, { format: 'csv', q: 'x', id: 'a|b' }), path).toBe('download');
     }
     expect(points('/v1/events', { format: ' ' })).toBe(COSTS.list);
+  });
+});
+
+describe('refusedWhenSaturated: what admission control turns away before any work', () => {
+  it('refuses lists, searches and facets; never documents, probes or downloads', () => {
+    expect(refusedWhenSaturated({ kind: 'points', points: COSTS.list })).toBe(true);
+    expect(refusedWhenSaturated({ kind: 'points', points: COSTS.search })).toBe(true);
+    expect(refusedWhenSaturated({ kind: 'points', points: COSTS.groupBy * 2 })).toBe(true);
+    expect(refusedWhenSaturated({ kind: 'points', points: COSTS.document })).toBe(false);
+    expect(refusedWhenSaturated({ kind: 'points', points: COSTS.metrics, probe: true })).toBe(false);
+    expect(refusedWhenSaturated({ kind: 'download' })).toBe(false);
   });
 });

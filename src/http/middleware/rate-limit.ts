@@ -23,7 +23,7 @@ import { ApiError } from '../../errors.ts';
 import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import type { Points, Refused } from '../points.ts';
-import { COSTS, type CostClass, requestCost } from '../request-cost.ts';
+import { type CostClass, refusedWhenSaturated, requestCost } from '../request-cost.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -75,7 +75,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
     // unadmitted for a probe. A request that surely reads Elasticsearch is refused at once when
     // admission control would refuse it anyway (after its points are counted: refusals cost too).
     const next = () => {
-      if (admission && cost.kind === 'points' && !cost.probe && cost.points >= COSTS.list && admission.full(client.key)) throw ApiError.overloaded();
+      if (admission && refusedWhenSaturated(cost) && admission.full(client.key)) throw ApiError.overloaded();
       return runAs(cost.kind === 'points' && cost.probe ? UNADMITTED : client.key, middleware);
     };
     if (!policy) return next();
