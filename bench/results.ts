@@ -269,6 +269,11 @@ function workersTable(w: WorkersBenchResult): string[] {
       ),
     ),
     '',
+    ...w.steps.flatMap((s) =>
+      s.facets
+        ? [`The overload mix's facets through ${s.workers} workers (the cost per request the capacity model reads):`, '', row(['route', 'gateway req/s', 'gateway CPU ms', 'ES CPU ms']), row(Array(4).fill('---')), ...s.facets.map((f) => row([`\`${f.route}\``, f.gateway.requestsPerSecond, f.cpuMs.gateway, f.cpuMs.esViaGateway])), '']
+        : [],
+    ),
   ];
 }
 

@@ -33,6 +33,8 @@ import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, me
 const CONNECTIONS_PER_WORKER = 10;
 /** The http benchmark's routes this one scales (sources and current lists are cheaper variants of entities). */
 const ROUTES = /^\/v1\/(search|entities|events|killmails)\b/;
+/** The facets of the overload bench's mix (bench/overload.ts), each asked again and again as there. */
+const FACETS = ['/v1/events?group_by=kind', '/v1/killmails?group_by=system', '/v1/entities?group_by=entityType'];
 
 export interface WorkersRoute {
   route: string;
@@ -47,6 +49,13 @@ export interface WorkersRoute {
   cpuMs: { gateway: number; esViaGateway: number; esDirect: number };
 }
 
+/** A route measured through the gateway alone: its costs per request, for the capacity model. */
+export interface WorkersCost {
+  route: string;
+  gateway: LoadFigures;
+  cpuMs: { gateway: number; esViaGateway: number };
+}
+
 export interface WorkersStep {
   workers: number;
   connections: number;
@@ -54,6 +63,8 @@ export interface WorkersStep {
   /** CPU milliseconds per `/v1/health` request in the gateway's processes. */
   floorCpuMs: number;
   routes: WorkersRoute[];
+  /** The overload bench's facets (its mix: three searches to one of these), at the largest worker count only. */
+  facets?: WorkersCost[];
 }
 
 export interface WorkersBenchResult {
@@ -103,7 +114,8 @@ export async function benchWorkers(options: { client: Client; esUrl: string; con
   };
 
   const steps: WorkersStep[] = [];
-  for (const workers of options.counts ?? workerCounts(cores)) {
+  const counts = options.counts ?? workerCounts(cores);
+  for (const workers of counts) {
     const connections = CONNECTIONS_PER_WORKER * workers;
     const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off', WORKERS: String(workers) });
     try {
@@ -130,7 +142,15 @@ export async function benchWorkers(options: { client: Client; esUrl: string; con
           `workers ${workers} (${connections} conn) ${c.route}: gateway ${g.figures.requestsPerSecond} req/s (${round(g.gatewayMs, 3)} gw CPU ms, ${round(g.esMs, 3)} ES CPU ms), direct ${d.figures.requestsPerSecond} (${round(d.esMs, 3)} ES CPU ms), floor ${floor.figures.requestsPerSecond} → ${round(g.figures.requestsPerSecond / top)} of the ceiling, ${round(g.figures.requestsPerSecond / one)}× one worker`,
         );
       }
-      steps.push({ workers, connections, floor: floor.figures, floorCpuMs: round(floor.gatewayMs, 3), routes });
+      const facets: WorkersCost[] = [];
+      if (workers === Math.max(...counts)) {
+        for (const route of FACETS) {
+          const f = await costed(gateway.pid, { url: gateway.url, requests: [{ path: route }] }, connections);
+          facets.push({ route, gateway: f.figures, cpuMs: { gateway: round(f.gatewayMs, 3), esViaGateway: round(f.esMs, 3) } });
+          log(`workers ${workers} (${connections} conn) ${route}: gateway ${f.figures.requestsPerSecond} req/s (${round(f.gatewayMs, 3)} gw CPU ms, ${round(f.esMs, 3)} ES CPU ms)`);
+        }
+      }
+      steps.push({ workers, connections, floor: floor.figures, floorCpuMs: round(floor.gatewayMs, 3), routes, ...(facets.length && { facets }) });
     } finally {
       await gateway.stop();
     }
