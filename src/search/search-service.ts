@@ -64,20 +64,21 @@ export interface SearchService {
 /** How long a download's point in time outlives its last page request. */
 const PIT_KEEP_ALIVE = '1m';
 
-/** What a list page reads: each hit's row and sort values, and the count of matching rows. */
-const ROWS_FILTER = 'hits.total,hits.hits._source.row,hits.hits.sort';
-
 /**
- * A list page's search is kept in Elasticsearch's shard request cache (which, unless asked,
- * keeps only `size: 0` searches): a generation is never written again once live, so an entry
- * stays right for as long as the generation is read, and the same page asked again (a first
- * page, above all) costs Elasticsearch its fetch alone, not the query, sort and count again.
+ * A list page's search, as rows and sort values (and the count when tracked), is read whole: a
+ * `filter_path` would leave out only a hit's `_index`, `_id` and `_score`, but Elasticsearch then
+ * parses every hit's stored `_source` and writes it again through the filter, where a whole
+ * response copies its bytes as they are; rows are the bulk of a page, so that cost it more than
+ * the bytes saved (raw-hits.ts reads both forms). And it is kept in Elasticsearch's shard request
+ * cache (which, unless asked, keeps only `size: 0` searches): a generation is never written
+ * again once live, so an entry stays right for as long as the generation is read, and the same
+ * page asked again costs its fetch alone, not the query, sort and count again.
  */
-const LIST_PARAMETERS = { filter_path: ROWS_FILTER, request_cache: true } as const;
+const LIST_PARAMETERS = { request_cache: true } as const;
 
 /** The request path of a list search on a concrete index (the benchmark sends the same request directly). */
 export function searchPath(index: string): string {
-  return `/${index}/_search?filter_path=${LIST_PARAMETERS.filter_path}&request_cache=${LIST_PARAMETERS.request_cache}`;
+  return `/${index}/_search?request_cache=${LIST_PARAMETERS.request_cache}`;
 }
 
 /** Counts of queries as pages read them: keys hold generation, index and query, so a swap needs no clearing. */
@@ -173,7 +174,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   /** A search answered as rows and sort values: streamed, since the client would otherwise decode and parse the whole page. */
   async function searchRaw(request: estypes.SearchRequest): Promise<RawPage> {
-    const response = await client.search({ ...request, filter_path: ROWS_FILTER }, { asStream: true, meta: true });
+    const response = await client.search(request, { asStream: true, meta: true });
     const bytes = await collect(response.body as unknown as NodeJS.ReadableStream);
     if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
     return rawHits(bytes);
