@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- load|http|scale|autocomplete|client|soak|overload ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
  * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--workers 1,2,4]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
@@ -18,6 +18,7 @@ import { createClient } from '../src/search/client.ts';
 import { provideElasticsearch } from '../scripts/elasticsearch.ts';
 import { benchAutocomplete } from './autocomplete.ts';
 import { benchClient } from './client.ts';
+import { benchEsCost } from './es-cost.ts';
 import { benchFreshness } from './freshness.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
@@ -70,6 +71,11 @@ try {
     const seconds = Number(values.seconds ?? (quick ? 2 : 5));
     const rounds = Number(values.rounds ?? (quick ? 1 : 2));
     report.http = await measured('http', () => benchHttp({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds, rounds, log }));
+  }
+  if (which.has('es-cost')) {
+    const seconds = Number(values.seconds ?? (quick ? 2 : 5));
+    const rounds = Number(values.rounds ?? (quick ? 1 : 2));
+    report.esCost = await measured('es-cost', () => benchEsCost({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds, rounds, log }));
   }
   if (which.has('scale')) {
     const sizes = (values.events ?? (quick ? '200k,1m' : '1m,10m')).split(',').map(parseSize);

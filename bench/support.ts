@@ -276,3 +276,22 @@ export function ceiling(direct: number, health: number): number {
 
 export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+
+/**
+ * Elasticsearch's process CPU, milliseconds, summed over its nodes (`_nodes/stats/process`):
+ * what a run cost Elasticsearch is the difference of two readings. A node refreshes these
+ * figures at most once a `monitor.process.refresh_interval` (1 s by default) and answers the
+ * last ones in between, so a reading taken before this call started is read again after that
+ * interval: the figure is never older than the call.
+ */
+export async function esCpuMillis(esUrl: string): Promise<number> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(`${esUrl.split(',')[0]!.replace(/\/$/, '')}/_nodes/stats/process?filter_path=nodes.*.process.timestamp,nodes.*.process.cpu.total_in_millis`);
+    if (!response.ok) throw new Error(`_nodes/stats/process answered ${response.status}`);
+    const nodes = Object.values(((await response.json()) as { nodes: Record<string, { process: { timestamp: number; cpu: { total_in_millis: number } } }> }).nodes);
+    const oldest = Math.min(...nodes.map((n) => n.process.timestamp));
+    if (oldest >= started || attempt === 5) return nodes.reduce((sum, n) => sum + n.process.cpu.total_in_millis, 0);
+    await sleep(Math.min(1100, Math.max(50, oldest + 1000 - Date.now() + 20)));
+  }
+}

@@ -27,7 +27,7 @@ import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { searchPath } from '../src/search/search-service.ts';
 import { type Case, PREFIX, cases } from './http.ts';
-import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mergesSettled, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, esCpuMillis, mergesSettled, round, spawnGateway } from './support.ts';
 
 /** Connections per worker: what one gateway process needs to stay busy (bench/http.ts drives one with 10). */
 const CONNECTIONS_PER_WORKER = 10;
@@ -73,12 +73,6 @@ export interface WorkersBenchResult {
   steps: WorkersStep[];
 }
 
-/** Elasticsearch's CPU time so far, milliseconds, summed over its nodes. */
-async function esCpuMs(client: Client): Promise<number> {
-  const stats = await client.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
-}
-
 /** CPU seconds of a gateway: its primary and every worker (Linux: the primary's children). */
 async function gatewayCpuSeconds(pid: number): Promise<number> {
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
@@ -106,11 +100,11 @@ export async function benchWorkers(options: { client: Client; esUrl: string; con
 
   /** Drives `target`, reading the gateway's and Elasticsearch's CPU around it. */
   const costed = async (pid: number | undefined, target: Target, connections: number) => {
-    const [gw, es] = [pid === undefined ? 0 : await gatewayCpuSeconds(pid), await esCpuMs(client)];
+    const [gw, es] = [pid === undefined ? 0 : await gatewayCpuSeconds(pid), await esCpuMillis(esUrl)];
     const figures = await drive(target, seconds, connections);
     const requests = Math.max(1, figures.requests);
     const gatewayMs = pid === undefined ? 0 : (((await gatewayCpuSeconds(pid)) - gw) * 1000) / requests;
-    return { figures, gatewayMs, esMs: ((await esCpuMs(client)) - es) / requests };
+    return { figures, gatewayMs, esMs: ((await esCpuMillis(esUrl)) - es) / requests };
   };
 
   const steps: WorkersStep[] = [];

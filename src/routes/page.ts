@@ -39,8 +39,17 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   // The position must fit the sort this request will use (the body without a position tells it).
   const list = request.query(reader);
   const after = cursor && checkPosition(cursor.after, sortKinds(list.sort));
-  const carried = cursor?.count;
-  const body = toListBody({ ...list, limit: request.limit, after, count: carried ? false : (request.countUpTo ?? true) });
+  // A first page's count as an earlier page of this generation read it, if one did: asked for
+  // again, it would cost Elasticsearch every matching row, where a page that counts nothing stops
+  // at its last row (on an index sorted as the list is: events, killmails).
+  const upTo = request.countUpTo ?? true;
+  const known = cursor ? undefined : reader.knownCount(request.index, toQuery(list), upTo);
+  const carried = cursor?.count ?? known;
+  const body = toListBody({ ...list, limit: request.limit, after, count: carried ? false : upTo });
+  const counted = (count: Count) => {
+    if (!carried && !cursor) reader.rememberCount(request.index, toQuery(list), upTo, count);
+    return count;
+  };
   const next = (sort: SortValue[] | undefined, more: boolean, count: Count) =>
     more && sort ? encodeCursor({ generation: reader.generation.generation, after: sort, count }, scope, key) : undefined;
   const select = request.select;
@@ -48,7 +57,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
 
   if (request.toRecord) {
     const { hits } = await reader.search<Source>(request.index, body);
-    const count = carried ?? countOf(hits.total);
+    const count = carried ?? counted(countOf(hits.total));
     const page = hits.hits.slice(0, request.limit);
     const records = page.map((hit) => request.toRecord!(hit._source as Source));
     const data = select ? records.map((record) => selectFields(record as Row, select)) : records;
@@ -56,7 +65,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
     return;
   }
   const { hits, total } = await reader.searchRows(request.index, body);
-  const count = carried ?? countOf(total);
+  const count = carried ?? counted(countOf(total));
   const page = hits.slice(0, request.limit);
   const last = page.at(-1)?.sort;
   const rows = page.map((hit) => (select ? Buffer.from(JSON.stringify(selectFields(JSON.parse(hit.row.toString('utf8')), select))) : hit.row));

@@ -147,9 +147,9 @@ function occurrences(text: Text, pattern: string): number {
 }
 
 /**
- * The hits of a search response (`{"hits":{"total":{…},"hits":[{"_source":{"row":…},"sort":[…]},…]}}`,
- * as `filter_path` leaves it; `{}` when nothing matched and nothing was counted). Only the small
- * `total` object is parsed.
+ * The hits of a search response (`{…,"hits":{"total":{…},…,"hits":[{…,"_source":{"row":…},"sort":[…]},…]}}`:
+ * whole, or as a `filter_path` leaves it, `{}` when nothing matched and nothing was counted).
+ * Only the small `total` object is parsed.
  *
  * Rows are cut without walking them where that is sure: each object row ends just before the
  * first `}},"sort":[` after its start, unless a row itself holds `},"sort":[` (a nested key
@@ -169,21 +169,35 @@ export function rawHits(buf: Buffer): RawPage {
   return walkPage(buf, text, false);
 }
 
-const HIT_HEAD = '{"_source":{"row":{';
+/** How a cut hit's `_source` starts: the row, an object, its only field. */
+const SOURCE_HEAD = '{"row":{';
 
-/** One walk of the page; `cutRows`: each hit read as `{"_source":{"row":{…}},"sort":[…]}`, its row cut at ROW_TAIL rather than walked. */
+/**
+ * One walk of the page; `cutRows`: each hit read as `{…,"_source":{"row":{…}},"sort":[…]}` (the
+ * hit's own keys before `_source`, `_index`, `_id` and `_score` where no `filter_path` dropped
+ * them, are walked), its row cut at ROW_TAIL rather than walked.
+ */
 export function walkPage(buf: Buffer, text: Text, cutRows: boolean): RawPage {
   const found: RawHit[] = [];
   const cutHit = (start: number): number => {
-    if (!text.startsWith(HIT_HEAD, start)) throw new RawHitsError(`not a cut hit at ${start}`);
-    const from = start + HIT_HEAD.length - 1;
-    const tail = text.indexOf(ROW_TAIL, from);
-    if (tail === -1) throw new RawHitsError('no row tail');
-    const sortAt = tail + ROW_TAIL.length - 1;
-    const sortEnd = endOfContainer(text, sortAt);
-    if (text.charCodeAt(sortEnd) !== 0x7d) throw new RawHitsError(`hit end expected at ${sortEnd}`);
-    found.push({ row: buf.subarray(from, tail + 1), sort: buf.subarray(sortAt, sortEnd) });
-    return sortEnd + 1;
+    let row: [number, number] | undefined;
+    let sort: [number, number] | undefined;
+    const end = walkObject(text, start, (key, at) => {
+      if (key === '_source') {
+        if (!text.startsWith(SOURCE_HEAD, at)) throw new RawHitsError(`not a cut hit at ${at}`);
+        const from = at + SOURCE_HEAD.length - 1;
+        const tail = text.indexOf(ROW_TAIL, from);
+        if (tail === -1) throw new RawHitsError('no row tail');
+        row = [from, tail + 1];
+        return tail + 2;
+      }
+      const to = endOfValue(text, at);
+      if (key === 'sort') sort = [at, to];
+      return to;
+    });
+    if (!row || !sort) throw new RawHitsError(`not a cut hit at ${start}`);
+    found.push({ row: buf.subarray(row[0], row[1]), sort: buf.subarray(sort[0], sort[1]) });
+    return end;
   };
   const hit = (start: number): number => {
     let row: [number, number] | undefined;

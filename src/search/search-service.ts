@@ -8,11 +8,13 @@
  * (see errors.ts) and are timed per index on the metrics.
  */
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
 import { documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
+import type { Count } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
@@ -27,6 +29,13 @@ export interface Reader {
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
   getWithOriginal<T>(index: IndexName, id: string): Promise<{ source: T; original: Record<string, unknown> } | undefined>;
   count(index: IndexName, query?: estypes.QueryDslQueryContainer): Promise<number>;
+  /**
+   * The count of `query` (counted exactly up to `upTo`, `true`: always) as a page of this
+   * generation read it before, if one did: a generation never changes once live, so its counts
+   * do not either, and a first page that knows its count asks none (see `rememberCount`).
+   */
+  knownCount(index: IndexName, query: estypes.QueryDslQueryContainer, upTo: boolean | number): Count | undefined;
+  rememberCount(index: IndexName, query: estypes.QueryDslQueryContainer, upTo: boolean | number, count: Count): void;
   /**
    * Every row of a query in its (total) order, `pageSize` at a time, under a point in time: one
    * consistent view however long the walk, the PIT closed when the walk ends or is abandoned
@@ -55,13 +64,25 @@ export interface SearchService {
 /** How long a download's point in time outlives its last page request. */
 const PIT_KEEP_ALIVE = '1m';
 
-/** What a list page reads: each hit's row and sort values, and the count of matching rows. */
-const ROWS_FILTER = 'hits.total,hits.hits._source.row,hits.hits.sort';
+/**
+ * A list page's search, as rows and sort values (and the count when tracked), is read whole: a
+ * `filter_path` would leave out only a hit's `_index`, `_id` and `_score`, but Elasticsearch then
+ * parses every hit's stored `_source` and writes it again through the filter, where a whole
+ * response copies its bytes as they are; rows are the bulk of a page, so that cost it more than
+ * the bytes saved (raw-hits.ts reads both forms). And it is kept in Elasticsearch's shard request
+ * cache (which, unless asked, keeps only `size: 0` searches): a generation is never written
+ * again once live, so an entry stays right for as long as the generation is read, and the same
+ * page asked again costs its fetch alone, not the query, sort and count again.
+ */
+const LIST_PARAMETERS = { request_cache: true } as const;
 
 /** The request path of a list search on a concrete index (the benchmark sends the same request directly). */
 export function searchPath(index: string): string {
-  return `/${index}/_search?filter_path=${ROWS_FILTER}`;
+  return `/${index}/_search?request_cache=${LIST_PARAMETERS.request_cache}`;
 }
+
+/** Counts of queries as pages read them: keys hold generation, index and query, so a swap needs no clearing. */
+const COUNT_CACHE_BYTES = 4 * 1024 * 1024;
 
 /** An error body as the client would have parsed it (JSON, else its text). */
 function parseError(bytes: Buffer): unknown {
@@ -148,9 +169,12 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return response._source;
   }
 
+  const counts = new LRUCache<string, Count>({ maxSize: COUNT_CACHE_BYTES, sizeCalculation: (_, key) => key.length + 64 });
+  const countKey = (generation: string, index: IndexName, query: estypes.QueryDslQueryContainer, upTo: boolean | number) => `${generation} ${index} ${upTo} ${JSON.stringify(query)}`;
+
   /** A search answered as rows and sort values: streamed, since the client would otherwise decode and parse the whole page. */
   async function searchRaw(request: estypes.SearchRequest): Promise<RawPage> {
-    const response = await client.search({ ...request, filter_path: ROWS_FILTER }, { asStream: true, meta: true });
+    const response = await client.search(request, { asStream: true, meta: true });
     const bytes = await collect(response.body as unknown as NodeJS.ReadableStream);
     if (response.statusCode !== null && response.statusCode >= 400) throw new errors.ResponseError({ ...response, body: parseError(bytes) } as never);
     return rawHits(bytes);
@@ -170,7 +194,9 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return {
       generation,
       search: (index, body) => searchOn(index, () => client.search({ ...body, index: name(index) })),
-      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, index: name(index) })),
+      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, index: name(index), ...LIST_PARAMETERS })),
+      knownCount: (index, query, upTo) => counts.get(countKey(generation.generation, index, query, upTo)),
+      rememberCount: (index, query, upTo, count) => void counts.set(countKey(generation.generation, index, query, upTo), count),
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));

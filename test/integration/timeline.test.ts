@@ -56,6 +56,17 @@ describe('/v1/events', () => {
     expect(pages).toBe(Math.ceil(expected.length / 97));
   });
 
+  it('answers a first page asked again (its count then known, nothing counted) as the first time: rows, count, cursor', async () => {
+    const expected = expectedEvents('default', 'stillness', (r) => r.kind === events[0]!.kind);
+    for (const limit of [7, 3]) {
+      const first = await gw.get(`/v1/events?kind=${events[0]!.kind}&limit=${limit}`);
+      const again = await gw.get(`/v1/events?kind=${events[0]!.kind}&limit=${limit}`);
+      expect(again.body).toEqual(first.body);
+      expect(again.body.data.map((row: BundleRow) => row.id)).toEqual(expected.slice(0, limit));
+      expect(again.body.meta).toMatchObject({ count: expected.length, countIsExact: true });
+    }
+  });
+
   it.each(SCOPES.filter(([query]) => query !== ''))('scopes %s', async (query, scope) => {
     const { rows } = await walk(gw, `/v1/events?${query}`, 200);
     expect(ids(rows)).toEqual(expectedEvents(scope));

@@ -69,6 +69,20 @@ describe('rawHits', () => {
     }
   });
 
+  it('cuts a whole response as Elasticsearch sends it without filter_path (its other keys and each hit\'s _index, _id, _score walked)', () => {
+    const rows = TRICKY.map((text, i) => ({ id: `r${i}`, text, nested: { list: [text, {}] } }));
+    const { sorts } = response(rows);
+    const hits = rows.map((row, i) => ({ _index: 'x-events-1', _id: `id"${i}\\`, _score: null, _source: { row }, sort: sorts[i] }));
+    for (const total of [undefined, { value: 12, relation: 'eq' }]) {
+      const whole = { took: 3, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { ...(total && { total }), max_score: null, hits } };
+      const buf = Buffer.from(JSON.stringify(whole));
+      const cut = walkPage(buf, buf.toString('latin1'), true);
+      expect(cut.hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(rows);
+      expect(cut.hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
+      expect(rawHits(buf)).toEqual(total ? { hits: cut.hits, total } : { hits: cut.hits });
+    }
+  });
+
   it('walks every byte when a row holds a key `sort` that the cut would take for the hit\'s own', () => {
     // Each of these rows holds `}},"sort":[`, and the last one what looks like the next hit too.
     const rows = [
