@@ -84,7 +84,7 @@ export interface OverloadBenchResult {
    * its p99 over the unloaded p99. `clientCores`: the cores the load generator took at capacity
    * and in the crowd, which the crowd's goodput pays for on these shared cores.
    */
-  bound: {
+  bound?: {
     atSlots: { connections: number; ofCapacity: number; p99OverUnloaded: number } | undefined;
     clientCores: { capacity: number; crowd: number };
     /** The crowd's goodput (defaults) over the bound's. */
@@ -115,9 +115,12 @@ export interface OverloadBenchResult {
    * (since only a client's requests past its share wait, it orders only those: in practice the
    * same code as the defaults, so the two rows also show how far one 20 s run of it moves).
    */
-  crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; fifo: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number; fifo: number } };
-  requestLog: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
+  crowd?: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; fifo: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number; fifo: number } };
+  requestLog?: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
 }
+
+/** `greedy`: the capacity sweep, the polite client alone and beside the greedy ones, nothing after (no crowd, bound or request log). */
+export type OverloadPart = 'greedy';
 
 /** CPU seconds of Elasticsearch's nodes on this machine; undefined when a node runs elsewhere. */
 async function esCpuSeconds(pids: number[]): Promise<number | undefined> {
@@ -177,8 +180,8 @@ function settings(limited: boolean): Record<string, string> {
   return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
 }
 
-export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; log: Log }): Promise<OverloadBenchResult> {
-  const { client, esUrl, config, scale, seconds, log } = options;
+export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; only?: OverloadPart; log: Log }): Promise<OverloadBenchResult> {
+  const { client, esUrl, config, scale, seconds, only, log } = options;
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   log(`overload: loading scale ${scale} under ${PREFIX} (a no-op when it is live)`);
   const loaded = await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
@@ -296,6 +299,27 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     fresh: await scenario(true, [polite, freshPlan]),
   };
   for (const [name, s] of Object.entries(greedy)) log(`  greedy (${name}): ${s.clients.map((c) => `${c.name} ${JSON.stringify(c.byStatus)} p50 ${c.ok.p50} p99 ${c.ok.p99} ms`).join('; ')}`);
+  const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
+  const politeP50 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p50;
+  const atSlots = sweep.find((s) => s.connections === DEFAULT_ES_MAX_IN_FLIGHT);
+  const atCapacity = sweep.find((s) => s.requestsPerSecond === capacity)!;
+  const figures = {
+    bundle: { scale, rows: Object.values(loaded.counts).reduce((n, c) => n + c, 0) },
+    seconds,
+    mix: groupBy ? ['/v1/search?q=<200 one-typo names>&limit=50', ...facets] : ['/v1/search?q=<200 one-typo names>&limit=50'],
+    groupBy,
+    capacity: { requestsPerSecond: capacity, sweep, kneeConnections: knee, configuredMaxInFlight: DEFAULT_ES_MAX_IN_FLIGHT, configuredQueue: DEFAULT_ES_QUEUE },
+    unloaded,
+    politeAlone: alone,
+    greedy: {
+      ...greedy,
+      politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99), fresh: round(politeP99(greedy.fresh) / alone.ok.p99) },
+      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50) },
+    },
+  };
+  log(`  polite over alone, p50 / p99: ${JSON.stringify(figures.greedy.politeP50OverAlone)} / ${JSON.stringify(figures.greedy.politeP99OverAlone)}`);
+  if (only === 'greedy') return figures;
+
   log(`overload: a crowd of ${crowdSize} clients at ${CROWD_CLIENT_RATE} req/s`);
   const crowd = {
     limited: await scenario(true, crowdPlans),
@@ -328,16 +352,8 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   }
   const cost = (k: keyof typeof rates) => ({ on: Math.round(mean(rates[k].on)), off: Math.round(mean(rates[k].off)), cost: round(1 - mean(rates[k].on) / mean(rates[k].off)) });
 
-  const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
-  const politeP50 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p50;
-  const atSlots = sweep.find((s) => s.connections === DEFAULT_ES_MAX_IN_FLIGHT);
-  const atCapacity = sweep.find((s) => s.requestsPerSecond === capacity)!;
   return {
-    bundle: { scale, rows: Object.values(loaded.counts).reduce((n, c) => n + c, 0) },
-    seconds,
-    mix: groupBy ? ['/v1/search?q=<200 one-typo names>&limit=50', ...facets] : ['/v1/search?q=<200 one-typo names>&limit=50'],
-    groupBy,
-    capacity: { requestsPerSecond: capacity, sweep, kneeConnections: knee, configuredMaxInFlight: DEFAULT_ES_MAX_IN_FLIGHT, configuredQueue: DEFAULT_ES_QUEUE },
+    ...figures,
     bound: {
       atSlots: atSlots && { connections: atSlots.connections, ofCapacity: round(atSlots.requestsPerSecond / capacity), p99OverUnloaded: round(atSlots.p99Ms / unloaded.p99Ms) },
       clientCores: { capacity: atCapacity.clientCores, crowd: crowd.limited.cores.clients },
@@ -354,13 +370,6 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         crowdOfIt: round(crowd.limited.ok.count / seconds / beside.figures.requestsPerSecond),
         admittedP99OverIt: round(admittedP99(crowd.limited) / beside.figures.p99Ms),
       },
-    },
-    unloaded,
-    politeAlone: alone,
-    greedy: {
-      ...greedy,
-      politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99), fresh: round(politeP99(greedy.fresh) / alone.ok.p99) },
-      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50) },
     },
     crowd: { ...crowd, admittedP99OverUnloaded: { limited: round(admittedP99(crowd.limited) / unloaded.p99Ms), unlimited: round(admittedP99(crowd.unlimited) / unloaded.p99Ms), honoring: round(admittedP99(crowd.honoring) / unloaded.p99Ms), fifo: round(admittedP99(crowd.fifo) / unloaded.p99Ms) } },
     requestLog: { health: cost('health'), entities: cost('entities') },
