@@ -10,7 +10,8 @@
  * 2. A polite client alone: 20 req/s of `/v1/entities?limit=20` from 127.0.0.2.
  * 3. One greedy client: the polite one again, beside a greedy client on 127.0.0.3 sending the
  *    mix open loop at 4× capacity over keep-alive connections; then beside one on 127.0.0.4
- *    opening a new connection for every request (up to 64 at once), as a careless script does.
+ *    opening a new connection for every request (up to 64 at once), as a careless script does,
+ *    with the connection cap (`MAX_CONNECTIONS_PER_CLIENT`) and without it.
  * 4. A crowd: enough clients, each within its own budget, to offer 4× capacity together
  *    (127.0.0.10 …), each a Poisson process, who keep sending whatever the answers: goodput,
  *    admitted p99, refusals, timeouts, the gateway's RSS, and the cores the gateway and the load
@@ -29,7 +30,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
-import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
+import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
 import { createMeta, toErrorBody } from '../src/http/envelope.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
@@ -106,8 +107,10 @@ export interface OverloadBenchResult {
     unlimited: ScenarioFigures;
     /** The greedy client opening a new connection per request, defaults. */
     fresh: ScenarioFigures;
-    politeP99OverAlone: { limited: number; unlimited: number; fresh: number };
-    politeP50OverAlone: { limited: number; fresh: number };
+    /** The same, defaults but `MAX_CONNECTIONS_PER_CLIENT=off`: what the connection cap buys. */
+    freshUncapped: ScenarioFigures;
+    politeP99OverAlone: { limited: number; unlimited: number; fresh: number; freshUncapped: number };
+    politeP50OverAlone: { limited: number; fresh: number; freshUncapped: number };
   };
   /**
    * `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the
@@ -176,8 +179,15 @@ const addresses = (from: number, count: number) => Array.from({ length: count },
  * — this benchmark is about what reaches Elasticsearch.
  */
 function settings(limited: boolean): Record<string, string> {
-  const defaults = { RATE_LIMIT: DEFAULT_RATE_LIMIT, ES_MAX_IN_FLIGHT: String(DEFAULT_ES_MAX_IN_FLIGHT), ES_QUEUE: String(DEFAULT_ES_QUEUE), LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
-  return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
+  const defaults = {
+    RATE_LIMIT: DEFAULT_RATE_LIMIT,
+    ES_MAX_IN_FLIGHT: String(DEFAULT_ES_MAX_IN_FLIGHT),
+    ES_QUEUE: String(DEFAULT_ES_QUEUE),
+    MAX_CONNECTIONS_PER_CLIENT: String(DEFAULT_MAX_CONNECTIONS_PER_CLIENT),
+    LOG_LEVEL: 'info',
+    RESPONSE_CACHE: 'off',
+  };
+  return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', MAX_CONNECTIONS_PER_CLIENT: 'off', LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
 }
 
 export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; only?: OverloadPart; log: Log }): Promise<OverloadBenchResult> {
@@ -297,6 +307,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     limited: await scenario(true, [polite, greedyPlan]),
     unlimited: await scenario(false, [polite, greedyPlan]),
     fresh: await scenario(true, [polite, freshPlan]),
+    freshUncapped: await scenario(true, [polite, freshPlan], { MAX_CONNECTIONS_PER_CLIENT: 'off' }),
   };
   for (const [name, s] of Object.entries(greedy)) log(`  greedy (${name}): ${s.clients.map((c) => `${c.name} ${JSON.stringify(c.byStatus)} p50 ${c.ok.p50} p99 ${c.ok.p99} ms`).join('; ')}`);
   const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
@@ -313,8 +324,13 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     politeAlone: alone,
     greedy: {
       ...greedy,
-      politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99), fresh: round(politeP99(greedy.fresh) / alone.ok.p99) },
-      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50) },
+      politeP99OverAlone: {
+        limited: round(politeP99(greedy.limited) / alone.ok.p99),
+        unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99),
+        fresh: round(politeP99(greedy.fresh) / alone.ok.p99),
+        freshUncapped: round(politeP99(greedy.freshUncapped) / alone.ok.p99),
+      },
+      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50), freshUncapped: round(politeP50(greedy.freshUncapped) / alone.ok.p50) },
     },
   };
   log(`  polite over alone, p50 / p99: ${JSON.stringify(figures.greedy.politeP50OverAlone)} / ${JSON.stringify(figures.greedy.politeP99OverAlone)}`);

@@ -202,7 +202,7 @@ function overloadTable(o: OverloadBenchResult): string[] {
   const greedyRow = (label: string, s: ScenarioFigures) => {
     const polite = client(s, 'polite');
     const greedy = s.clients.find((c) => c.name.startsWith('greedy'))!;
-    return row([label, statuses(polite.byStatus), `${polite.ok.p50} / **${polite.ok.p99}**`, statuses(greedy.byStatus), `${greedy.refused.p50} / ${greedy.refused.p99}`, greedy.refusalsWithoutRetryAfter, greedy.timeouts + greedy.skipped]);
+    return row([label, statuses(polite.byStatus), `${polite.ok.p50} / **${polite.ok.p99}**`, statuses(greedy.byStatus), `${greedy.refused.p50} / ${greedy.refused.p99}`, greedy.refusalsWithoutRetryAfter, greedy.timeouts + greedy.skipped, greedy.networkErrors]);
   };
   return [
     `**Overload** — ${o.bundle.rows.toLocaleString('en')} rows (scale ${o.bundle.scale}); mix: ${o.mix.map((m) => `\`${m}\``).join(', ')}; ${o.seconds} s per scenario; request log on`,
@@ -214,13 +214,14 @@ function overloadTable(o: OverloadBenchResult): string[] {
     row(['req/s', ...o.capacity.sweep.map((s) => s.requestsPerSecond)]),
     row(['p50 / p99 ms', ...o.capacity.sweep.map((s) => `${s.p50Ms} / ${s.p99Ms}`)]),
     '',
-    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3).`,
+    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3)${o.greedy.freshUncapped ? `, ${o.greedy.politeP50OverAlone.freshUncapped} / ${o.greedy.politeP99OverAlone.freshUncapped} without the connection cap` : ''}.`,
     '',
-    row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent']),
-    row(['---', '---', '---:', '---', '---:', '---:', '---:']),
+    row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent', 'greedy connections reset or failed']),
+    row(['---', '---', '---:', '---', '---:', '---:', '---:', '---:']),
     greedyRow('defaults', o.greedy.limited),
     greedyRow('limits off', o.greedy.unlimited),
     greedyRow('defaults, greedy on a new connection per request', o.greedy.fresh),
+    ...(o.greedy.freshUncapped ? [greedyRow('defaults but MAX_CONNECTIONS_PER_CLIENT=off, greedy on a new connection per request', o.greedy.freshUncapped)] : []),
     '',
     ...(o.crowd
       ? [
