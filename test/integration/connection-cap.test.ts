@@ -9,19 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { getFrom } from '../support/loopback-client.ts';
 
-let gw: TestGateway;
+let gw: TestGateway | undefined;
 let port: number;
 const held: Socket[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'connection-cap', scale: 1, seed: 38, env: { MAX_CONNECTIONS_PER_CLIENT: '3', TRUSTED_PROXIES: '127.0.0.7' } });
   port = Number(new URL(gw.url).port);
+  gateway = gw;
 }, 300_000);
 
 afterAll(async () => {
   for (const socket of held) socket.destroy();
   await gw?.close();
 });
+
+/** The gateway, for the tests (the last one closes it). */
+let gateway: TestGateway;
 
 const REQUEST = 'GET /v1/health HTTP/1.1\r\nHost: gateway\r\n\r\n';
 
@@ -64,8 +68,8 @@ function release(socket: Socket): Promise<void> {
 }
 
 async function refusedOnMetrics(): Promise<number> {
-  const text = (await gw.get('/metrics')).text;
-  const line = new RegExp(`^${gw.config.metricsPrefix}_connections_refused_total (\\d+)$`, 'm').exec(text);
+  const text = (await gateway.get('/metrics')).text;
+  const line = new RegExp(`^${gateway.config.metricsPrefix}_connections_refused_total (\\d+)$`, 'm').exec(text);
   return line ? Number(line[1]) : 0;
 }
 
@@ -84,7 +88,7 @@ describe('connections per client address', () => {
     expect(again).toEqual({ bytes: 0, error: 'ECONNRESET' });
     refused += 1;
 
-    for (let i = 0; i < 3; i += 1) expect((await getFrom('127.0.0.6', `${gw.url}/v1/health`)).status).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await getFrom('127.0.0.6', `${gateway.url}/v1/health`)).status).toBe(200);
   });
 
   it('accepts a new connection from that address once one of its connections closes', async () => {
@@ -111,5 +115,14 @@ describe('connections per client address', () => {
   it('counts every refused connection on /metrics', async () => {
     expect(refused).toBeGreaterThanOrEqual(3);
     expect(await refusedOnMetrics()).toBe(refused);
+  });
+
+  it('closes every connection it holds on shutdown', async () => {
+    expect(held.length).toBe(8);
+    const closed = held.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+    const running = gateway;
+    gw = undefined;
+    await running.close();
+    await Promise.all(closed);
   });
 });
