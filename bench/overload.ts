@@ -109,8 +109,14 @@ export interface OverloadBenchResult {
     fresh: ScenarioFigures;
     /** The same, defaults but `MAX_CONNECTIONS_PER_CLIENT=off`: what the connection cap buys. */
     freshUncapped: ScenarioFigures;
-    politeP99OverAlone: { limited: number; unlimited: number; fresh: number; freshUncapped: number };
-    politeP50OverAlone: { limited: number; fresh: number; freshUncapped: number };
+    /**
+     * The bound of any cap: the polite client on the gateway (defaults) while the same greedy
+     * client's connections go to a bare server that resets each when accepted (bench/fixed-answer.ts):
+     * what generating that client and refusing it at once, on these shared cores, still costs the polite one.
+     */
+    freshBesideResets: ScenarioFigures;
+    politeP99OverAlone: { limited: number; unlimited: number; fresh: number; freshUncapped: number; freshBesideResets: number };
+    politeP50OverAlone: { limited: number; fresh: number; freshUncapped: number; freshBesideResets: number };
   };
   /**
    * `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the
@@ -300,6 +306,30 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     }
   };
 
+  /** `plans` on the gateway (defaults) while `reset` send to a bare server that resets every connection when accepted. */
+  const besideResets = async (plans: ClientPlan[], reset: ClientPlan[]): Promise<ScenarioFigures> => {
+    gateway = await open(true);
+    const resetter = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'fixed-answer.ts'), { RESET: '1' });
+    try {
+      await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
+      const resetterCpu = await cpuSeconds(resetter.pid);
+      const { result, rss, cores } = await measured(gateway.pid, esPids, () => Promise.all([runOpenLoop(gateway.url, plans, seconds), runOpenLoop(resetter.url, reset, seconds)]));
+      const clients = [...result[0].clients, ...result[1].clients];
+      return {
+        settings: 'defaults; the greedy client on a bare server resetting every connection',
+        seconds,
+        clients,
+        ok: result[0].ok,
+        goodputOfCapacity: round(result[0].ok.count / seconds / capacity),
+        gatewayRssMb: rss,
+        // The gateway's cores and the resetter's together: both answer these clients.
+        cores: { ...cores, gateway: round(cores.gateway + ((await cpuSeconds(resetter.pid)) - resetterCpu) / seconds) },
+      };
+    } finally {
+      await Promise.all([gateway.stop(), resetter.stop()]);
+    }
+  };
+
   log('overload: polite client alone');
   const alone = (await scenario(true, [polite])).clients[0]!;
   log(`  polite alone: p50 ${alone.ok.p50} ms, p99 ${alone.ok.p99} ms, ${JSON.stringify(alone.byStatus)}`);
@@ -308,6 +338,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     unlimited: await scenario(false, [polite, greedyPlan]),
     fresh: await scenario(true, [polite, freshPlan]),
     freshUncapped: await scenario(true, [polite, freshPlan], { MAX_CONNECTIONS_PER_CLIENT: 'off' }),
+    freshBesideResets: await besideResets([polite], [freshPlan]),
   };
   for (const [name, s] of Object.entries(greedy)) log(`  greedy (${name}): ${s.clients.map((c) => `${c.name} ${JSON.stringify(c.byStatus)} p50 ${c.ok.p50} p99 ${c.ok.p99} ms`).join('; ')}`);
   const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
@@ -329,8 +360,14 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99),
         fresh: round(politeP99(greedy.fresh) / alone.ok.p99),
         freshUncapped: round(politeP99(greedy.freshUncapped) / alone.ok.p99),
+        freshBesideResets: round(politeP99(greedy.freshBesideResets) / alone.ok.p99),
       },
-      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50), freshUncapped: round(politeP50(greedy.freshUncapped) / alone.ok.p50) },
+      politeP50OverAlone: {
+        limited: round(politeP50(greedy.limited) / alone.ok.p50),
+        fresh: round(politeP50(greedy.fresh) / alone.ok.p50),
+        freshUncapped: round(politeP50(greedy.freshUncapped) / alone.ok.p50),
+        freshBesideResets: round(politeP50(greedy.freshBesideResets) / alone.ok.p50),
+      },
     },
   };
   log(`  polite over alone, p50 / p99: ${JSON.stringify(figures.greedy.politeP50OverAlone)} / ${JSON.stringify(figures.greedy.politeP99OverAlone)}`);

@@ -214,7 +214,7 @@ function overloadTable(o: OverloadBenchResult): string[] {
     row(['req/s', ...o.capacity.sweep.map((s) => s.requestsPerSecond)]),
     row(['p50 / p99 ms', ...o.capacity.sweep.map((s) => `${s.p50Ms} / ${s.p99Ms}`)]),
     '',
-    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3)${o.greedy.freshUncapped ? `, ${o.greedy.politeP50OverAlone.freshUncapped} / ${o.greedy.politeP99OverAlone.freshUncapped} without the connection cap` : ''}.`,
+    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3)${o.greedy.freshUncapped ? `, ${o.greedy.politeP50OverAlone.freshUncapped} / ${o.greedy.politeP99OverAlone.freshUncapped} without the connection cap` : ''}${o.greedy.freshBesideResets ? `, ${o.greedy.politeP50OverAlone.freshBesideResets} / ${o.greedy.politeP99OverAlone.freshBesideResets} when a bare server resets the greedy client's every connection (the bound of any cap)` : ''}.`,
     '',
     row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent', 'greedy connections reset or failed']),
     row(['---', '---', '---:', '---', '---:', '---:', '---:', '---:']),
@@ -222,6 +222,7 @@ function overloadTable(o: OverloadBenchResult): string[] {
     greedyRow('limits off', o.greedy.unlimited),
     greedyRow('defaults, greedy on a new connection per request', o.greedy.fresh),
     ...(o.greedy.freshUncapped ? [greedyRow('defaults but MAX_CONNECTIONS_PER_CLIENT=off, greedy on a new connection per request', o.greedy.freshUncapped)] : []),
+    ...(o.greedy.freshBesideResets ? [greedyRow('the bound: greedy (new connection per request) reset at accept by a bare server', o.greedy.freshBesideResets)] : []),
     '',
     ...(o.crowd
       ? [
