@@ -106,8 +106,9 @@ export interface Gateway {
 /**
  * Starts `src/server.ts` in its own process and resolves once it listens. The limits are off —
  * the per-client budget, admission control (which gives one client 2 requests at
- * Elasticsearch at once) and the connection cap — because every bench connection comes from 127.0.0.1 and these
- * benches measure raw speed; `env` sets them where a bench measures them (bench/overload.ts).
+ * Elasticsearch at once) and the connection cap — because every bench connection comes from
+ * 127.0.0.1 and these benches measure raw speed; `env` sets them where a bench measures them
+ * (bench/overload.ts).
  */
 export function spawnGateway(env: Record<string, string>): Promise<Gateway> {
   return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...GATEWAY_ENV, ...env });
