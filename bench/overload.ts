@@ -10,7 +10,8 @@
  * 2. A polite client alone: 20 req/s of `/v1/entities?limit=20` from 127.0.0.2.
  * 3. One greedy client: the polite one again, beside a greedy client on 127.0.0.3 sending the
  *    mix open loop at 4× capacity over keep-alive connections; then beside one on 127.0.0.4
- *    opening a new connection for every request (up to 64 at once), as a careless script does.
+ *    opening a new connection for every request (up to 64 at once), as a careless script does,
+ *    with the connection cap (`MAX_CONNECTIONS_PER_CLIENT`) and without it.
  * 4. A crowd: enough clients, each within its own budget, to offer 4× capacity together
  *    (127.0.0.10 …), each a Poisson process, who keep sending whatever the answers: goodput,
  *    admitted p99, refusals, timeouts, the gateway's RSS, and the cores the gateway and the load
@@ -29,7 +30,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
-import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
+import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
 import { createMeta, toErrorBody } from '../src/http/envelope.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
@@ -84,7 +85,7 @@ export interface OverloadBenchResult {
    * its p99 over the unloaded p99. `clientCores`: the cores the load generator took at capacity
    * and in the crowd, which the crowd's goodput pays for on these shared cores.
    */
-  bound: {
+  bound?: {
     atSlots: { connections: number; ofCapacity: number; p99OverUnloaded: number } | undefined;
     clientCores: { capacity: number; crowd: number };
     /** The crowd's goodput (defaults) over the bound's. */
@@ -106,8 +107,16 @@ export interface OverloadBenchResult {
     unlimited: ScenarioFigures;
     /** The greedy client opening a new connection per request, defaults. */
     fresh: ScenarioFigures;
-    politeP99OverAlone: { limited: number; unlimited: number; fresh: number };
-    politeP50OverAlone: { limited: number; fresh: number };
+    /** The same, defaults but `MAX_CONNECTIONS_PER_CLIENT=off`: what the connection cap buys. */
+    freshUncapped: ScenarioFigures;
+    /**
+     * The bound of any cap: the polite client on the gateway (defaults) while the same greedy
+     * client's connections go to a bare server that resets each when accepted (bench/fixed-answer.ts):
+     * what generating that client and refusing it at once, on these shared cores, still costs the polite one.
+     */
+    freshBesideResets: ScenarioFigures;
+    politeP99OverAlone: { limited: number; unlimited: number; fresh: number; freshUncapped: number; freshBesideResets: number };
+    politeP50OverAlone: { limited: number; fresh: number; freshUncapped: number; freshBesideResets: number };
   };
   /**
    * `honoring`: the same crowd with the defaults, its clients waiting out each `Retry-After` (the
@@ -115,9 +124,12 @@ export interface OverloadBenchResult {
    * (since only a client's requests past its share wait, it orders only those: in practice the
    * same code as the defaults, so the two rows also show how far one 20 s run of it moves).
    */
-  crowd: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; fifo: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number; fifo: number } };
-  requestLog: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
+  crowd?: { limited: ScenarioFigures; unlimited: ScenarioFigures; honoring: ScenarioFigures; fifo: ScenarioFigures; admittedP99OverUnloaded: { limited: number; unlimited: number; honoring: number; fifo: number } };
+  requestLog?: { health: { on: number; off: number; cost: number }; entities: { on: number; off: number; cost: number } };
 }
+
+/** `greedy`: the capacity sweep, the polite client alone and beside the greedy ones, nothing after (no crowd, bound or request log). */
+export type OverloadPart = 'greedy';
 
 /** CPU seconds of Elasticsearch's nodes on this machine; undefined when a node runs elsewhere. */
 async function esCpuSeconds(pids: number[]): Promise<number | undefined> {
@@ -173,12 +185,19 @@ const addresses = (from: number, count: number) => Array.from({ length: count },
  * — this benchmark is about what reaches Elasticsearch.
  */
 function settings(limited: boolean): Record<string, string> {
-  const defaults = { RATE_LIMIT: DEFAULT_RATE_LIMIT, ES_MAX_IN_FLIGHT: String(DEFAULT_ES_MAX_IN_FLIGHT), ES_QUEUE: String(DEFAULT_ES_QUEUE), LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
-  return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
+  const defaults = {
+    RATE_LIMIT: DEFAULT_RATE_LIMIT,
+    ES_MAX_IN_FLIGHT: String(DEFAULT_ES_MAX_IN_FLIGHT),
+    ES_QUEUE: String(DEFAULT_ES_QUEUE),
+    MAX_CONNECTIONS_PER_CLIENT: String(DEFAULT_MAX_CONNECTIONS_PER_CLIENT),
+    LOG_LEVEL: 'info',
+    RESPONSE_CACHE: 'off',
+  };
+  return limited ? defaults : { RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', MAX_CONNECTIONS_PER_CLIENT: 'off', LOG_LEVEL: 'info', RESPONSE_CACHE: 'off' };
 }
 
-export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; log: Log }): Promise<OverloadBenchResult> {
-  const { client, esUrl, config, scale, seconds, log } = options;
+export async function benchOverload(options: { client: Client; esUrl: string; config: Readonly<Config>; scale: number; seconds: number; only?: OverloadPart; log: Log }): Promise<OverloadBenchResult> {
+  const { client, esUrl, config, scale, seconds, only, log } = options;
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   log(`overload: loading scale ${scale} under ${PREFIX} (a no-op when it is live)`);
   const loaded = await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
@@ -287,6 +306,30 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     }
   };
 
+  /** `plans` on the gateway (defaults) while `reset` send to a bare server that resets every connection when accepted. */
+  const besideResets = async (plans: ClientPlan[], reset: ClientPlan[]): Promise<ScenarioFigures> => {
+    gateway = await open(true);
+    const resetter = await spawnListener(path.join(PROJECT_ROOT, 'bench', 'fixed-answer.ts'), { RESET: '1' });
+    try {
+      await drive({ url: gateway.url, requests: mix.map((p) => ({ path: p })) }, 2, 2);
+      const resetterCpu = await cpuSeconds(resetter.pid);
+      const { result, rss, cores } = await measured(gateway.pid, esPids, () => Promise.all([runOpenLoop(gateway.url, plans, seconds), runOpenLoop(resetter.url, reset, seconds)]));
+      const clients = [...result[0].clients, ...result[1].clients];
+      return {
+        settings: 'defaults; the greedy client on a bare server resetting every connection',
+        seconds,
+        clients,
+        ok: result[0].ok,
+        goodputOfCapacity: round(result[0].ok.count / seconds / capacity),
+        gatewayRssMb: rss,
+        // The gateway's cores and the resetter's together: both answer these clients.
+        cores: { ...cores, gateway: round(cores.gateway + ((await cpuSeconds(resetter.pid)) - resetterCpu) / seconds) },
+      };
+    } finally {
+      await Promise.all([gateway.stop(), resetter.stop()]);
+    }
+  };
+
   log('overload: polite client alone');
   const alone = (await scenario(true, [polite])).clients[0]!;
   log(`  polite alone: p50 ${alone.ok.p50} ms, p99 ${alone.ok.p99} ms, ${JSON.stringify(alone.byStatus)}`);
@@ -294,8 +337,42 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
     limited: await scenario(true, [polite, greedyPlan]),
     unlimited: await scenario(false, [polite, greedyPlan]),
     fresh: await scenario(true, [polite, freshPlan]),
+    freshUncapped: await scenario(true, [polite, freshPlan], { MAX_CONNECTIONS_PER_CLIENT: 'off' }),
+    freshBesideResets: await besideResets([polite], [freshPlan]),
   };
   for (const [name, s] of Object.entries(greedy)) log(`  greedy (${name}): ${s.clients.map((c) => `${c.name} ${JSON.stringify(c.byStatus)} p50 ${c.ok.p50} p99 ${c.ok.p99} ms`).join('; ')}`);
+  const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
+  const politeP50 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p50;
+  const atSlots = sweep.find((s) => s.connections === DEFAULT_ES_MAX_IN_FLIGHT);
+  const atCapacity = sweep.find((s) => s.requestsPerSecond === capacity)!;
+  const figures = {
+    bundle: { scale, rows: Object.values(loaded.counts).reduce((n, c) => n + c, 0) },
+    seconds,
+    mix: groupBy ? ['/v1/search?q=<200 one-typo names>&limit=50', ...facets] : ['/v1/search?q=<200 one-typo names>&limit=50'],
+    groupBy,
+    capacity: { requestsPerSecond: capacity, sweep, kneeConnections: knee, configuredMaxInFlight: DEFAULT_ES_MAX_IN_FLIGHT, configuredQueue: DEFAULT_ES_QUEUE },
+    unloaded,
+    politeAlone: alone,
+    greedy: {
+      ...greedy,
+      politeP99OverAlone: {
+        limited: round(politeP99(greedy.limited) / alone.ok.p99),
+        unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99),
+        fresh: round(politeP99(greedy.fresh) / alone.ok.p99),
+        freshUncapped: round(politeP99(greedy.freshUncapped) / alone.ok.p99),
+        freshBesideResets: round(politeP99(greedy.freshBesideResets) / alone.ok.p99),
+      },
+      politeP50OverAlone: {
+        limited: round(politeP50(greedy.limited) / alone.ok.p50),
+        fresh: round(politeP50(greedy.fresh) / alone.ok.p50),
+        freshUncapped: round(politeP50(greedy.freshUncapped) / alone.ok.p50),
+        freshBesideResets: round(politeP50(greedy.freshBesideResets) / alone.ok.p50),
+      },
+    },
+  };
+  log(`  polite over alone, p50 / p99: ${JSON.stringify(figures.greedy.politeP50OverAlone)} / ${JSON.stringify(figures.greedy.politeP99OverAlone)}`);
+  if (only === 'greedy') return figures;
+
   log(`overload: a crowd of ${crowdSize} clients at ${CROWD_CLIENT_RATE} req/s`);
   const crowd = {
     limited: await scenario(true, crowdPlans),
@@ -328,16 +405,8 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   }
   const cost = (k: keyof typeof rates) => ({ on: Math.round(mean(rates[k].on)), off: Math.round(mean(rates[k].off)), cost: round(1 - mean(rates[k].on) / mean(rates[k].off)) });
 
-  const politeP99 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p99;
-  const politeP50 = (s: ScenarioFigures) => s.clients.find((c) => c.name === 'polite')!.ok.p50;
-  const atSlots = sweep.find((s) => s.connections === DEFAULT_ES_MAX_IN_FLIGHT);
-  const atCapacity = sweep.find((s) => s.requestsPerSecond === capacity)!;
   return {
-    bundle: { scale, rows: Object.values(loaded.counts).reduce((n, c) => n + c, 0) },
-    seconds,
-    mix: groupBy ? ['/v1/search?q=<200 one-typo names>&limit=50', ...facets] : ['/v1/search?q=<200 one-typo names>&limit=50'],
-    groupBy,
-    capacity: { requestsPerSecond: capacity, sweep, kneeConnections: knee, configuredMaxInFlight: DEFAULT_ES_MAX_IN_FLIGHT, configuredQueue: DEFAULT_ES_QUEUE },
+    ...figures,
     bound: {
       atSlots: atSlots && { connections: atSlots.connections, ofCapacity: round(atSlots.requestsPerSecond / capacity), p99OverUnloaded: round(atSlots.p99Ms / unloaded.p99Ms) },
       clientCores: { capacity: atCapacity.clientCores, crowd: crowd.limited.cores.clients },
@@ -354,13 +423,6 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
         crowdOfIt: round(crowd.limited.ok.count / seconds / beside.figures.requestsPerSecond),
         admittedP99OverIt: round(admittedP99(crowd.limited) / beside.figures.p99Ms),
       },
-    },
-    unloaded,
-    politeAlone: alone,
-    greedy: {
-      ...greedy,
-      politeP99OverAlone: { limited: round(politeP99(greedy.limited) / alone.ok.p99), unlimited: round(politeP99(greedy.unlimited) / alone.ok.p99), fresh: round(politeP99(greedy.fresh) / alone.ok.p99) },
-      politeP50OverAlone: { limited: round(politeP50(greedy.limited) / alone.ok.p50), fresh: round(politeP50(greedy.fresh) / alone.ok.p50) },
     },
     crowd: { ...crowd, admittedP99OverUnloaded: { limited: round(admittedP99(crowd.limited) / unloaded.p99Ms), unlimited: round(admittedP99(crowd.unlimited) / unloaded.p99Ms), honoring: round(admittedP99(crowd.honoring) / unloaded.p99Ms), fifo: round(admittedP99(crowd.fifo) / unloaded.p99Ms) } },
     requestLog: { health: cost('health'), entities: cost('entities') },

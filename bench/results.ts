@@ -210,9 +210,8 @@ function overloadTable(o: OverloadBenchResult): string[] {
   const greedyRow = (label: string, s: ScenarioFigures) => {
     const polite = client(s, 'polite');
     const greedy = s.clients.find((c) => c.name.startsWith('greedy'))!;
-    return row([label, statuses(polite.byStatus), `${polite.ok.p50} / **${polite.ok.p99}**`, statuses(greedy.byStatus), `${greedy.refused.p50} / ${greedy.refused.p99}`, greedy.refusalsWithoutRetryAfter, greedy.timeouts + greedy.skipped]);
+    return row([label, statuses(polite.byStatus), `${polite.ok.p50} / **${polite.ok.p99}**`, statuses(greedy.byStatus), `${greedy.refused.p50} / ${greedy.refused.p99}`, greedy.refusalsWithoutRetryAfter, greedy.timeouts + greedy.skipped, greedy.networkErrors]);
   };
-  const crowdSize = o.crowd.limited.clients.length;
   return [
     `**Overload** — ${o.bundle.rows.toLocaleString('en')} rows (scale ${o.bundle.scale}); mix: ${o.mix.map((m) => `\`${m}\``).join(', ')}; ${o.seconds} s per scenario; request log on`,
     '',
@@ -223,37 +222,47 @@ function overloadTable(o: OverloadBenchResult): string[] {
     row(['req/s', ...o.capacity.sweep.map((s) => s.requestsPerSecond)]),
     row(['p50 / p99 ms', ...o.capacity.sweep.map((s) => `${s.p50Ms} / ${s.p99Ms}`)]),
     '',
-    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3).`,
+    `One greedy client (open loop, ${client(o.greedy.limited, 'greedy').rate} req/s = 4× capacity) beside a polite one (20 req/s of \`/v1/entities?limit=20\`; alone: p50 ${o.politeAlone.ok.p50} ms, p99 ${o.politeAlone.ok.p99} ms, ${statuses(o.politeAlone.byStatus)}). Polite p50 / p99 over alone: **${o.greedy.politeP50OverAlone.limited} / ${o.greedy.politeP99OverAlone.limited}** with the limits, p99 ${o.greedy.politeP99OverAlone.unlimited} without; beside a greedy client opening a new connection per request: **${o.greedy.politeP50OverAlone.fresh} / ${o.greedy.politeP99OverAlone.fresh}** (goals ≤ 2 / ≤ 3)${o.greedy.freshUncapped ? `, ${o.greedy.politeP50OverAlone.freshUncapped} / ${o.greedy.politeP99OverAlone.freshUncapped} without the connection cap` : ''}${o.greedy.freshBesideResets ? `, ${o.greedy.politeP50OverAlone.freshBesideResets} / ${o.greedy.politeP99OverAlone.freshBesideResets} when a bare server resets the greedy client's every connection (the bound of any cap)` : ''}.`,
     '',
-    row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent']),
-    row(['---', '---', '---:', '---', '---:', '---:', '---:']),
+    row(['settings', 'polite answers', 'polite p50 / p99 ms', 'greedy answers', 'greedy refusal p50 / p99 ms', 'refusals without Retry-After', 'greedy timeouts + not sent', 'greedy connections reset or failed']),
+    row(['---', '---', '---:', '---', '---:', '---:', '---:', '---:']),
     greedyRow('defaults', o.greedy.limited),
     greedyRow('limits off', o.greedy.unlimited),
     greedyRow('defaults, greedy on a new connection per request', o.greedy.fresh),
+    ...(o.greedy.freshUncapped ? [greedyRow('defaults but MAX_CONNECTIONS_PER_CLIENT=off, greedy on a new connection per request', o.greedy.freshUncapped)] : []),
+    ...(o.greedy.freshBesideResets ? [greedyRow('the bound: greedy (new connection per request) reset at accept by a bare server', o.greedy.freshBesideResets)] : []),
     '',
-    `A crowd of ${crowdSize} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (Poisson arrivals, within the budget), 4× capacity together, sending whatever the answers. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without${o.crowd.honoring ? `, ${o.crowd.admittedP99OverUnloaded.honoring} with the limits when the clients honour \`Retry-After\`` : ''}.`,
-    '',
-    ...(o.bound
+    ...(o.crowd
       ? [
-          `The bound from the same run: a closed loop of ${o.bound.atSlots?.connections ?? '—'} connections (admission with that many slots, a queue never empty and refusals free) gave ${o.bound.atSlots?.ofCapacity ?? '—'} of capacity at a p99 ${o.bound.atSlots?.p99OverUnloaded ?? '—'}× unloaded. The load generator took ${o.bound.clientCores.capacity} cores at capacity and ${o.bound.clientCores.crowd} in the crowd.${o.bound.crowdOfBound === undefined ? '' : ` The crowd's goodput (defaults) was **${o.bound.crowdOfBound}** of the bound's.`}${o.bound.esCores === undefined ? '' : ` Elasticsearch kept ${o.bound.esCores.atSlots} cores busy at the bound and ${o.bound.esCores.crowd} in the crowd (**${o.bound.esCores.crowdOfBound}** of them): on cores it shares, what the crowd's refusals take from it bounds the goodput.`}`,
-          ...(o.bound.besideRefusals
+          `A crowd of ${o.crowd.limited.clients.length} clients, ${o.crowd.limited.clients[0]?.rate} req/s each (Poisson arrivals, within the budget), 4× capacity together, sending whatever the answers. Admitted p99 over unloaded p99: **${o.crowd.admittedP99OverUnloaded.limited}** with the limits, ${o.crowd.admittedP99OverUnloaded.unlimited} without${o.crowd.honoring ? `, ${o.crowd.admittedP99OverUnloaded.honoring} with the limits when the clients honour \`Retry-After\`` : ''}.`,
+          '',
+          ...(o.bound
             ? [
+                `The bound from the same run: a closed loop of ${o.bound.atSlots?.connections ?? '—'} connections (admission with that many slots, a queue never empty and refusals free) gave ${o.bound.atSlots?.ofCapacity ?? '—'} of capacity at a p99 ${o.bound.atSlots?.p99OverUnloaded ?? '—'}× unloaded. The load generator took ${o.bound.clientCores.capacity} cores at capacity and ${o.bound.clientCores.crowd} in the crowd.${o.bound.crowdOfBound === undefined ? '' : ` The crowd's goodput (defaults) was **${o.bound.crowdOfBound}** of the bound's.`}${o.bound.esCores === undefined ? '' : ` Elasticsearch kept ${o.bound.esCores.atSlots} cores busy at the bound and ${o.bound.esCores.crowd} in the crowd (**${o.bound.esCores.crowdOfBound}** of them): on cores it shares, what the crowd's refusals take from it bounds the goodput.`}`,
+                ...(o.bound.besideRefusals
+                  ? [
+                      '',
+                      `The same closed loop beside the crowd, the crowd answered by a bare server that refuses every request at once (what no admission policy can beat once the refusals are answered and the crowd generated on these cores): ${o.bound.besideRefusals.requestsPerSecond} req/s, p50 ${o.bound.besideRefusals.p50Ms} ms, p99 ${o.bound.besideRefusals.p99Ms} ms, cores ${o.bound.besideRefusals.cores.gateway} (gateway and refuser) / ${o.bound.besideRefusals.cores.clients} / ${o.bound.besideRefusals.cores.elasticsearch ?? '—'}. The crowd's goodput was **${o.bound.besideRefusals.crowdOfIt}** of it, its admitted p99 **${o.bound.besideRefusals.admittedP99OverIt}×** its p99.`,
+                    ]
+                  : []),
                 '',
-                `The same closed loop beside the crowd, the crowd answered by a bare server that refuses every request at once (what no admission policy can beat once the refusals are answered and the crowd generated on these cores): ${o.bound.besideRefusals.requestsPerSecond} req/s, p50 ${o.bound.besideRefusals.p50Ms} ms, p99 ${o.bound.besideRefusals.p99Ms} ms, cores ${o.bound.besideRefusals.cores.gateway} (gateway and refuser) / ${o.bound.besideRefusals.cores.clients} / ${o.bound.besideRefusals.cores.elasticsearch ?? '—'}. The crowd's goodput was **${o.bound.besideRefusals.crowdOfIt}** of it, its admitted p99 **${o.bound.besideRefusals.admittedP99OverIt}×** its p99.`,
               ]
             : []),
+          row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients / Elasticsearch']),
+          row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---', '---:']),
+          crowdRow('defaults', o.crowd.limited),
+          crowdRow('limits off', o.crowd.unlimited),
+          ...(o.crowd.honoring ? [crowdRow('defaults, clients honour Retry-After', o.crowd.honoring)] : []),
+          ...(o.crowd.fifo ? [crowdRow('defaults but ES_QUEUE_ORDER=fifo', o.crowd.fifo)] : []),
           '',
         ]
       : []),
-    row(['settings', 'goodput / capacity', 'admitted p50 / p99 ms', 'answers', 'worst refusal p99 ms', 'timeouts + errors', 'not sent (64 open)', 'refusals without Retry-After', 'gateway RSS MB start → max → end', 'cores busy: gateway / clients / Elasticsearch']),
-    row(['---', '---:', '---:', '---', '---:', '---:', '---:', '---:', '---', '---:']),
-    crowdRow('defaults', o.crowd.limited),
-    crowdRow('limits off', o.crowd.unlimited),
-    ...(o.crowd.honoring ? [crowdRow('defaults, clients honour Retry-After', o.crowd.honoring)] : []),
-    ...(o.crowd.fifo ? [crowdRow('defaults but ES_QUEUE_ORDER=fifo', o.crowd.fifo)] : []),
-    '',
-    `Request log: \`/v1/health\` ${o.requestLog.health.on} req/s with it on, ${o.requestLog.health.off} off (cost **${Math.round(o.requestLog.health.cost * 100)} %**); \`/v1/entities?limit=20\` ${o.requestLog.entities.on} vs ${o.requestLog.entities.off} (${Math.round(o.requestLog.entities.cost * 100)} %).`,
-    '',
+    ...(o.requestLog
+      ? [
+          `Request log: \`/v1/health\` ${o.requestLog.health.on} req/s with it on, ${o.requestLog.health.off} off (cost **${Math.round(o.requestLog.health.cost * 100)} %**); \`/v1/entities?limit=20\` ${o.requestLog.entities.on} vs ${o.requestLog.entities.off} (${Math.round(o.requestLog.entities.cost * 100)} %).`,
+          '',
+        ]
+      : []),
   ];
 }
 

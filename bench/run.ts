@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--workers 1,2,4]`: runs the benchmarks (load,
+ * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--only greedy] [--workers 1,2,4]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` (not committed; the run says where) and
@@ -22,7 +22,7 @@ import { benchEsCost } from './es-cost.ts';
 import { benchFreshness } from './freshness.ts';
 import { benchHttp } from './http.ts';
 import { benchLoad } from './load.ts';
-import { benchOverload } from './overload.ts';
+import { type OverloadPart, benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
@@ -42,9 +42,15 @@ const { values, positionals } = parseArgs({
     minutes: { type: 'string' },
     'overload-scale': { type: 'string' },
     workers: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 const quick = values.quick;
+/** `--only greedy`: the overload bench up to its greedy clients (to iterate on them); the whole of it by default. */
+function overloadPart(only: string | undefined): OverloadPart | undefined {
+  if (only === undefined || only === 'greedy') return only;
+  throw new Error(`--only takes "greedy", got "${only}"`);
+}
 const which = new Set(positionals.length ? positionals : ['load', 'http', 'scale']);
 const log = (line: string) => console.error(line);
 const config = loadConfig();
@@ -89,7 +95,7 @@ try {
   }
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));
-    report.overload = await measured('overload', () => benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), log }));
+    report.overload = await measured('overload', () => benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), only: overloadPart(values.only), log }));
   }
   if (which.has('workers')) {
     const counts = values.workers?.split(',').map(Number);

@@ -116,16 +116,17 @@ export interface Gateway {
 
 /**
  * Starts `src/server.ts` in its own process and resolves once it listens. The limits are off —
- * the per-client budget and admission control (which gives one client 2 requests at
- * Elasticsearch at once) — because every bench connection comes from 127.0.0.1 and these
- * benches measure raw speed; `env` sets them where a bench measures them (bench/overload.ts).
+ * the per-client budget, admission control (which gives one client 2 requests at
+ * Elasticsearch at once) and the connection cap — because every bench connection comes from
+ * 127.0.0.1 and these benches measure raw speed; `env` sets them where a bench measures them
+ * (bench/overload.ts).
  */
 export function spawnGateway(env: Record<string, string>): Promise<Gateway> {
   return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...GATEWAY_ENV, ...env });
 }
 
 /** The settings the benches run the gateway with (above), for processes that run its stack (bench/stack-hop.ts). */
-export const GATEWAY_ENV: Readonly<Record<string, string>> = { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off' };
+export const GATEWAY_ENV: Readonly<Record<string, string>> = { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 
 /** A Node script in its own process, as the image and `npm start` run the gateway (Dockerfile: why 8 MB semi-spaces), once it prints `listening on <url>/v1`. */
 export async function spawnListener(script: string, env: Record<string, string>): Promise<Gateway> {

@@ -101,8 +101,8 @@ async function startGateway(config: Readonly<Config>, esUrl: string, dataDir: st
   const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'server.ts')], {
     stdio: ['ignore', out, out],
-    // RATE_LIMIT off: the reads all come from 127.0.0.1 at up to --rate; this run is about failover, not budgets.
-    env: { ...process.env, ES_URL: esUrl, HOST: '127.0.0.1', PORT: String(port), INDEX_PREFIX: config.indexPrefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT: 'off' },
+    // RATE_LIMIT and the connection cap off: the reads all come from 127.0.0.1 at up to --rate; this run is about failover, not budgets.
+    env: { ...process.env, ES_URL: esUrl, HOST: '127.0.0.1', PORT: String(port), INDEX_PREFIX: config.indexPrefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT: 'off', MAX_CONNECTIONS_PER_CLIENT: 'off' },
   });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 100; attempt++) {

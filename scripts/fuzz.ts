@@ -54,6 +54,7 @@ const config = loadConfig({
   RATE_LIMIT: 'off',
   EXPORT_CONCURRENCY: 'off',
   ES_MAX_IN_FLIGHT: 'off',
+  MAX_CONNECTIONS_PER_CLIENT: 'off',
 });
 // Keyed on the pins: a changed requirements file gets a fresh virtualenv.
 const venv = path.join(config.cacheDir, `schemathesis-${SCHEMATHESIS_VERSION}-${createHash('sha256').update(requirements).digest('hex').slice(0, 8)}`);

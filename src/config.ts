@@ -84,6 +84,13 @@ export interface Config {
   trustedProxies: readonly string[];
   /** Keys that, sent in `X-Api-Key`, are the client's identity instead of its address (none by default). */
   apiKeys: readonly string[];
+  /**
+   * Connections one client address may hold open at once (`MAX_CONNECTIONS_PER_CLIENT`); one
+   * more is reset when accepted, before any HTTP parsing (src/http/connection-cap.ts). Per
+   * gateway process: each worker of a cluster counts its own. `TRUSTED_PROXIES` are exempt;
+   * undefined = `off`.
+   */
+  maxConnectionsPerClient: number | undefined;
   /** Downloads (`/v1/exports`) one client may have in flight at once; undefined = no limit. */
   exportConcurrency: number | undefined;
   /**
@@ -160,6 +167,12 @@ export const DEFAULT_RATE_LIMIT = '50/100';
  */
 export const DEFAULT_ES_MAX_IN_FLIGHT = 8;
 export const DEFAULT_ES_QUEUE = 8;
+/**
+ * Connections per client address: above a browser's 6 per host and the 10–50 an HTTP client
+ * pools, so only a client opening connections faster than it closes them (a script opening one
+ * per request, many at once) meets it. Several people behind one NAT share it.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 32;
 /** Response cache size, MB (see README, Operations: sizing the cache). */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
 export const DEFAULT_DOWNLOAD_MAX_ROWS = 100_000;
@@ -395,6 +408,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimitStore: parseStoreUrl(optional(env, 'RATE_LIMIT_STORE')),
     trustedProxies: Object.freeze(parseTrustedProxies(optional(env, 'TRUSTED_PROXIES'))),
     apiKeys: Object.freeze(apiKeys(optional(env, 'API_KEYS'))),
+    maxConnectionsPerClient: countOrOff(env, 'MAX_CONNECTIONS_PER_CLIENT', DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 100_000),
     exportConcurrency: countOrOff(env, 'EXPORT_CONCURRENCY', 4, 10_000),
     esMaxInFlight: countOrOff(env, 'ES_MAX_IN_FLIGHT', DEFAULT_ES_MAX_IN_FLIGHT, 10_000),
     esQueue: int(env, 'ES_QUEUE', DEFAULT_ES_QUEUE, 0, 100_000)!,

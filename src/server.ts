@@ -11,6 +11,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { type Config, loadConfigOrExit } from './config.ts';
 import { createApp, createRouter } from './app.ts';
 import { identityRules } from './http/client-identity.ts';
+import { capConnections } from './http/connection-cap.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
 import { policyField } from './http/middleware/rate-limit.ts';
 import { createLimiter, createPoints } from './http/points.ts';
@@ -113,6 +114,8 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       early.then((answered) => answered || full(), full);
     }
   });
+  // Before any other 'connection' listener: it gates the HTTP parser's.
+  if (config.maxConnectionsPerClient !== undefined) metrics.observeConnectionCap(capConnections(server, config.maxConnectionsPerClient, identityRules(config.trustedProxies, config.apiKeys)));
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

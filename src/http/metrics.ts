@@ -30,6 +30,8 @@ export interface Metrics {
   observeCache(cache: { stats(): CacheStats } | undefined): void;
   /** Reports the refusals answered before Koa (src/http/early-refusal.ts). */
   observeEarlyRefusals(early: { count(): number } | undefined): void;
+  /** Reports the connections reset at accept, over a client's cap (src/http/connection-cap.ts). */
+  observeConnectionCap(cap: { refused(): number } | undefined): void;
   /** Reports admission control's slots, queue and refusals (src/search/admission.ts). */
   observeAdmission(admission: { stats(): AdmissionStats } | undefined): void;
   /** Records how long a request admitted through the queue waited for its slot. */
@@ -155,6 +157,8 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     'Refusals answered before the middleware chain: 429 to clients over their budget, 503 while admission control is saturated (not in the request log nor the duration histogram).',
     () => earlyCount?.(),
   );
+  let connectionsRefused: (() => number) | undefined;
+  reading(Counter, 'connections_refused_total', 'Connections reset as soon as accepted, their client address holding MAX_CONNECTIONS_PER_CLIENT already (no request read).', () => connectionsRefused?.());
   let admissionStats: (() => AdmissionStats) | undefined;
   const admitted: [keyof AdmissionStats, string, string, typeof Gauge | typeof Counter][] = [
     ['inFlight', 'admission_in_flight', 'Elasticsearch requests running under admission control.', Gauge],
@@ -177,6 +181,7 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     scrapeFrom: (read) => (scrape = read),
     observeAdmission: (admission) => (admissionStats = admission && (() => admission.stats())),
     observeAdmissionWait: (seconds) => admissionWait.observe(seconds),
+    observeConnectionCap: (cap) => (connectionsRefused = cap && (() => cap.refused())),
     observeEarlyRefusals: (early) => (earlyCount = early && (() => early.count())),
     observeCache: (cache) => (cacheStats = cache && (() => cache.stats())),
     observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),

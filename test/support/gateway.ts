@@ -54,9 +54,19 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const bundleDir = path.join(work, 'bundle');
   await writeBundle(bundleDir, { scale: options.scale ?? 2, seed: options.seed ?? 1 });
   const prefix = uniquePrefix(options.name);
-  // Every test file's requests come from 127.0.0.1, at test speed: the per-client budget is off
-  // unless a test sets RATE_LIMIT (test/integration/rate-limit.test.ts does).
-  const config = loadConfig({ INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), PORT: '0', LOG_LEVEL: 'silent', ES_URL: esUrl, RATE_LIMIT: 'off', ...options.env });
+  // Every test file's requests come from 127.0.0.1, at test speed (fetch opens a connection per
+  // request in flight): the per-client budget and connection cap are off unless a test sets
+  // RATE_LIMIT (test/integration/rate-limit.test.ts) or MAX_CONNECTIONS_PER_CLIENT (connection-cap.test.ts).
+  const config = loadConfig({
+    INDEX_PREFIX: prefix,
+    DATA_DIR: path.join(work, 'data'),
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ES_URL: esUrl,
+    RATE_LIMIT: 'off',
+    MAX_CONNECTIONS_PER_CLIENT: 'off',
+    ...options.env,
+  });
   const client = createClient(esUrl, 120_000);
   const source = options.publish ? await options.publish(bundleDir) : bundleDir;
   const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store: options.store });

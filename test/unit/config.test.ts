@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig, metricsPrefixOf, parseEsUrl, parseRateLimit } from '../../src/config.ts';
+import { ConfigError, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, loadConfig, metricsPrefixOf, parseEsUrl, parseRateLimit } from '../../src/config.ts';
 import { maxRetriesFor } from '../../src/search/client.ts';
 
 describe('ES_URL', () => {
@@ -54,16 +54,25 @@ describe('limit configuration', () => {
     const config = loadConfig({});
     expect(config.rateLimit).toEqual({ rate: 50, burst: 100, windowSeconds: 2 });
     expect(config.exportConcurrency).toBe(4);
+    expect(config.maxConnectionsPerClient).toBe(DEFAULT_MAX_CONNECTIONS_PER_CLIENT);
     expect(config.esMaxInFlight).toBeGreaterThan(0);
     expect(config.trustedProxies).toEqual([]);
     expect(config.apiKeys).toEqual([]);
   });
 
   it('turns each limit off', () => {
-    const config = loadConfig({ RATE_LIMIT: 'off', EXPORT_CONCURRENCY: 'off', ES_MAX_IN_FLIGHT: 'OFF' });
+    const config = loadConfig({ RATE_LIMIT: 'off', EXPORT_CONCURRENCY: 'off', ES_MAX_IN_FLIGHT: 'OFF', MAX_CONNECTIONS_PER_CLIENT: 'off' });
     expect(config.rateLimit).toBeUndefined();
+    expect(config.maxConnectionsPerClient).toBeUndefined();
     expect(config.exportConcurrency).toBeUndefined();
     expect(config.esMaxInFlight).toBeUndefined();
+  });
+
+  it('reads MAX_CONNECTIONS_PER_CLIENT as a count of at least 1, and refuses anything else naming it', () => {
+    expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '3' }).maxConnectionsPerClient).toBe(3);
+    for (const raw of ['0', '-1', '2.5', 'many', '100001']) {
+      expect(() => loadConfig({ MAX_CONNECTIONS_PER_CLIENT: raw }), raw).toThrow(/^MAX_CONNECTIONS_PER_CLIENT must be an integer from 1 to 100000/);
+    }
   });
 
   it.each([['10/15'], ['0/10'], ['50'], ['100/50'], ['fast']])('refuses RATE_LIMIT=%s naming it', (raw) => {
