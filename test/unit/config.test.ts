@@ -97,3 +97,12 @@ describe('metrics prefix', () => {
     expect(metricsPrefixOf('---')).toBe('registry_api');
   });
 });
+
+describe('LOAD_CONCURRENCY', () => {
+  it('is left to the cluster unless set, and refuses anything but a count from 1', () => {
+    expect(loadConfig({}).loadConcurrency).toBeUndefined();
+    expect(loadConfig({ LOAD_CONCURRENCY: '12' }).loadConcurrency).toBe(12);
+    expect(() => loadConfig({ LOAD_CONCURRENCY: '0' })).toThrow(/^LOAD_CONCURRENCY /);
+    expect(() => loadConfig({ LOAD_CONCURRENCY: 'many' })).toThrow(/^LOAD_CONCURRENCY /);
+  });
+});
