@@ -2,9 +2,11 @@
  * Loads a bundle as a new generation and makes it live.
  *
  * Order: open and check the manifest → skip if this bundle is already live (unless forced)
- * → plan each index against the live generation (reuse, update or build: plan.ts) → build and
- * update what changed, streaming each file and checking hashes and counts; reused indices are
- * not even read → check the small JSON documents → finish the new indices (replicas, refresh,
+ * → plan each index against the live generation (reuse, update or build: plan.ts; whether an
+ * update pays, from a sample of each file's lines: reuse-estimate.ts) → build and update what
+ * changed, streaming each file and checking hashes and counts, a few files side by side (each
+ * after the indices its documents read) under one budget of bulk requests in flight sized from
+ * the cluster's write threads (write-capacity.ts); reused indices are not even read → check the small JSON documents → finish the new indices (replicas, refresh,
  * write block) and prove each holds one document per distinct id → keep an immutable copy of
  * the files → write the generation document → move all aliases in one call → keep the live
  * generation and the newest others up to `keep`, drop the rest and every index no kept
@@ -192,7 +194,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   const sequence = Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1;
   // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
   const exportDir = bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined;
-  const capacity = await clusterCapacity(client);
+  const capacity = await clusterCapacity(client, (line) => progress.log(`warning: ${line}`));
   const planInput = {
     prefix,
     generation,

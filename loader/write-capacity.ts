@@ -27,9 +27,17 @@ export function capacityOf(response: NodesThreadPool): ClusterCapacity {
   return { dataNodes: Math.max(1, data.length), writeThreads: Math.max(1, writeThreads) };
 }
 
-export async function clusterCapacity(client: Client): Promise<ClusterCapacity> {
-  const response = await client.nodes.info({ metric: 'thread_pool', filter_path: 'nodes.*.roles,nodes.*.thread_pool.write' } as never);
-  return capacityOf(response as NodesThreadPool);
+/** What a load assumes when the cluster will not say (a user without the `monitor` privilege): one node of two write threads, the load's sizes before they were measured. */
+export const UNKNOWN_CAPACITY: ClusterCapacity = { dataNodes: 1, writeThreads: 2 };
+
+export async function clusterCapacity(client: Client, warn: (line: string) => void = () => {}): Promise<ClusterCapacity> {
+  try {
+    const response = await client.nodes.info({ metric: 'thread_pool', filter_path: 'nodes.*.roles,nodes.*.thread_pool.write' } as never);
+    return capacityOf(response as NodesThreadPool);
+  } catch (error) {
+    warn(`the cluster's write threads are unknown (${(error as Error).message}); loading as on one node of ${UNKNOWN_CAPACITY.writeThreads} (LOAD_CONCURRENCY sets the requests in flight)`);
+    return UNKNOWN_CAPACITY;
+  }
 }
 
 /**
