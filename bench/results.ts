@@ -45,13 +45,19 @@ function freshnessTable(f: FreshnessBenchResult): string[] {
     return Object.entries(by).map(([action, names]) => `${action}: ${names.length > 3 ? `${names.length} indices` : names.join(', ')}`).join('; ');
   };
   return [
-    `**Freshness loop** — scale ${f.bundle.scale}; the next export adds ${f.bundle.newEvents.toLocaleString('en')} events to ${f.bundle.events.toLocaleString('en')} and one late arrival; every load by \`npm run load\` in its own process. First-seen instants carried: **${f.carryRatio}×** a full load (goal ≤ 1.3); only events changed: **${f.incrementalRatio}×** a full load (goal ≤ 0.3); from the object store (moto on loopback, SigV4): **${f.storeRatio}×** the same from a directory; follow lag, publication to live, a follower checking every second: **${f.followLagSeconds} s**.`,
+    `**Freshness loop** — scale ${f.bundle.scale}; the next export adds ${f.bundle.newEvents.toLocaleString('en')} events to ${f.bundle.events.toLocaleString('en')} and one late arrival; every load by \`npm run load\` in its own process. First-seen instants carried: **${f.carryRatio}×** a full load (goal ≤ 1.3); only events changed: **${f.incrementalRatio}×** a full load (goal ≤ 0.3); ${f.otherDataRatio === undefined ? '' : `a bundle of other data, as planned: **${f.otherDataRatio}×** the same forced (goal ≤ 1.05); `}from the object store (moto on loopback, SigV4): **${f.storeRatio}×** the same from a directory; follow lag, publication to live, a follower checking every second: **${f.followLagSeconds} s**.`,
     '',
     row(['load', 'seconds', 'rows read', 'peak RSS MB', 'indices']),
     row(['---', '---:', '---:', '---:', '---']),
     row(['full, nothing live', f.full.seconds, f.full.rows, f.full.peakRssMb, actions(f.full)]),
     row(['full, forced over the live generation (carrying first-seen instants)', f.fullCarrying.seconds, f.fullCarrying.rows, f.fullCarrying.peakRssMb, actions(f.fullCarrying)]),
     row(['next export, only events changed', f.incremental.seconds, f.incremental.rows, f.incremental.peakRssMb, actions(f.incremental)]),
+    ...(f.otherData && f.otherDataForced
+      ? [
+          row(['a bundle of other data over the next export, as planned', f.otherData.seconds, f.otherData.rows, f.otherData.peakRssMb, actions(f.otherData)]),
+          row(['the same, forced', f.otherDataForced.seconds, f.otherDataForced.rows, f.otherDataForced.peakRssMb, actions(f.otherDataForced)]),
+        ]
+      : []),
     row(['full from the object store, nothing live', f.fullFromStore.seconds, f.fullFromStore.rows, f.fullFromStore.peakRssMb, actions(f.fullFromStore)]),
     '',
   ];

@@ -4,13 +4,15 @@
  * concatenated once. Elastic's bulk helper takes strings: it measures each one, joins them
  * into one string and the transport encodes that again — on a 1.5 M-row load about 8 of the
  * loader's 44 CPU seconds, and most of its garbage. What the helper does that a load needs is
- * kept: `concurrency` requests in flight, documents Elasticsearch answers 429 sent again after a
+ * kept: `concurrency` requests in flight (and a slot of a budget shared with other files, when
+ * given), documents Elasticsearch answers 429 sent again after a
  * wait, the first document it refuses reported (and the rest not sent), an abort.
  *
  * A 409 is not a refusal here: documents carry external versions (load-file.ts), and a 409 is
  * an earlier line of a repeated id that landed after the last one, which stays.
  */
 import type { Client } from '@elastic/elasticsearch';
+import type { Semaphore } from './semaphore.ts';
 
 export interface BulkItem {
   id: string;
@@ -26,6 +28,8 @@ export interface BulkOptions {
   flushBytes: number;
   /** Requests in flight. */
   concurrency: number;
+  /** The load's budget of requests in flight, shared by the files loading side by side: each request holds a slot. */
+  slots?: Semaphore;
   signal?: AbortSignal;
   /** Times a document answered 429 is sent again, and the first wait (doubling). */
   retries?: number;
@@ -43,7 +47,7 @@ export interface BulkOutcome<T> {
 type ItemResult = { status: number; error?: { type?: string; reason?: string } };
 
 export async function sendBulk<T extends BulkItem>(client: Client, items: AsyncIterable<T>, options: BulkOptions): Promise<BulkOutcome<T>> {
-  const { index, flushBytes, concurrency, signal, retries = 3, retryMs = 1000 } = options;
+  const { index, flushBytes, concurrency, slots, signal, retries = 3, retryMs = 1000 } = options;
   const outcome: BulkOutcome<T> = { successful: 0, superseded: 0 };
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
@@ -70,12 +74,20 @@ export async function sendBulk<T extends BulkItem>(client: Client, items: AsyncI
     }
   }
 
-  function dispatch(chunk: T[]): void {
-    const request = send(chunk).catch((error: unknown) => {
-      failure ??= error;
-    });
+  function dispatch(chunk: T[], release?: () => void): void {
+    const request = send(chunk)
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(release);
     inFlight.add(request);
     void request.finally(() => inFlight.delete(request));
+  }
+
+  /** A slot of the shared budget (a no-op release without one); undefined once aborted while waiting. */
+  async function acquire(): Promise<(() => void) | undefined> {
+    if (!slots) return () => {};
+    return slots.acquire(signal).catch(() => undefined);
   }
 
   let chunk: T[] = [];
@@ -86,11 +98,16 @@ export async function sendBulk<T extends BulkItem>(client: Client, items: AsyncI
     bytes += item.bytes;
     if (bytes < flushBytes) continue;
     while (inFlight.size >= concurrency) await Promise.race(inFlight);
-    dispatch(chunk);
+    const release = await acquire();
+    if (!release) break;
+    dispatch(chunk, release);
     chunk = [];
     bytes = 0;
   }
-  if (chunk.length && !failure && !outcome.refused && !signal?.aborted) dispatch(chunk);
+  if (chunk.length && !failure && !outcome.refused && !signal?.aborted) {
+    const release = await acquire();
+    if (release) dispatch(chunk, release);
+  }
   await Promise.all(inFlight);
   signal?.throwIfAborted();
   if (failure) throw failure;

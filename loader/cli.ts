@@ -52,6 +52,7 @@ function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createC
     replicas: config.esReplicas,
     keep: config.keepGenerations,
     shardTargetBytes: config.shardTargetBytes,
+    concurrency: config.loadConcurrency,
     signal,
     store: createObjectStore(config.store, {
       onRetry: ({ method, url, reason, attempt, delayMs, offset }) =>

@@ -2,9 +2,11 @@
  * Loads a bundle as a new generation and makes it live.
  *
  * Order: open and check the manifest → skip if this bundle is already live (unless forced)
- * → plan each index against the live generation (reuse, update or build: plan.ts) → build and
- * update what changed, streaming each file and checking hashes and counts; reused indices are
- * not even read → check the small JSON documents → finish the new indices (replicas, refresh,
+ * → plan each index against the live generation (reuse, update or build: plan.ts; whether an
+ * update pays, from a sample of each file's lines: reuse-estimate.ts) → build and update what
+ * changed, streaming each file and checking hashes and counts, a few files side by side (each
+ * after the indices its documents read) under one budget of bulk requests in flight sized from
+ * the cluster's write threads (write-capacity.ts); reused indices are not even read → check the small JSON documents → finish the new indices (replicas, refresh,
  * write block) and prove each holds one document per distinct id → keep an immutable copy of
  * the files → write the generation document → move all aliases in one call → keep the live
  * generation and the newest others up to `keep`, drop the rest and every index no kept
@@ -22,13 +24,17 @@ import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
 import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
-import { type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
-import { type IndexAction, type IndexPlan, planIndices } from './plan.ts';
+import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
+import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
 import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
 import { withLoadLock } from './state.ts';
+import { estimateReuse } from './reuse-estimate.ts';
+import { runTasks } from './run-tasks.ts';
+import { Semaphore } from './semaphore.ts';
 import { updateIndex } from './update-index.ts';
+import { clusterCapacity, filesAtOnce, inFlightBudget } from './write-capacity.ts';
 
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
@@ -54,7 +60,9 @@ export interface LoadOptions {
   /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
   updateMinRows?: number;
   progress?: Progress;
+  /** Bytes per bulk request (default DEFAULT_FLUSH_BYTES). */
   flushBytes?: number;
+  /** Bulk requests in flight across all files (LOAD_CONCURRENCY; default: from the cluster's write threads, loader/write-capacity.ts). */
   concurrency?: number;
   /** Reads `s3://` and `http(s)://` sources (default: an unsigned client, enough for directories and http(s)). */
   store?: ObjectStore;
@@ -186,7 +194,8 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   const sequence = Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1;
   // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
   const exportDir = bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined;
-  const planned = planIndices({
+  const capacity = await clusterCapacity(client, (line) => progress.log(`warning: ${line}`));
+  const planInput = {
     prefix,
     generation,
     descriptions: INDICES,
@@ -196,31 +205,45 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     force,
     shardTargetBytes,
     updateMinRows: options.updateMinRows,
-  });
+    dataNodes: capacity.dataNodes,
+  };
+  // Where an update may be planned, whether it pays: how much of each file the live index holds.
+  const candidates = planIndices(planInput).filter((p) => p.action === 'update');
+  const estimates = new Map<string, ReuseEstimate>();
+  await Promise.all(
+    candidates.map(async (p) => {
+      const estimate = await estimateReuse(bundle.files.get(p.file!.path)!, previousIndex(client, p.from!), live?.counts[p.name] ?? 0, signal);
+      if (estimate) estimates.set(p.name, estimate);
+    }),
+  );
+  const planned = planIndices({ ...planInput, estimates });
   const plans = new Map(planned.map((p) => [p.name, p]));
-  progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation} (${planned.map((p) => `${p.name}: ${p.action}`).join(', ')})`);
+  const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
+  const slots = new Semaphore(inFlightBudget(capacity, flushBytes, options.concurrency));
+  const described = (p: IndexPlan) => {
+    const estimate = estimates.get(p.name);
+    return `${p.name}: ${p.action}${estimate ? ` (~${Math.round(estimate.unchangedShare * 100)} % unchanged)` : ''}`;
+  };
+  progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation} (${planned.map(described).join(', ')})`);
   const warnings: string[] = [];
   const used = new Set<string>();
   const stop = () => signal?.throwIfAborted();
   try {
     const context = loadContext(client, cycleStarts, plans);
-    const results: IndexResult[] = [];
-    for (const description of INDICES) {
-      stop();
+    /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
+    const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
+      signal.throwIfAborted();
       const plan = plans.get(description.name)!;
       const file = fileFor(bundle, description.files, '.jsonl');
-      if (file) used.add(file.path);
       if (plan.action === 'reuse') {
-        results.push({ name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 });
-        continue;
+        return { name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 };
       }
       if (!file) {
         await createIndex(client, plan.index, description.mapping);
-        results.push({ name: plan.name, index: plan.index, action: 'build', rows: 0 });
-        continue;
+        return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
       }
       const bar = progress.file(file.path, file.rowCount);
-      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal };
+      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots };
       const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
       let result: IndexResult;
       if (plan.action === 'update') {
@@ -234,8 +257,24 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
       const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
       bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
-      results.push(result);
+      return result;
+    };
+    for (const description of INDICES) {
+      const file = fileFor(bundle, description.files, '.jsonl');
+      if (file) used.add(file.path);
     }
+    // Files load side by side, each after the indices its documents read; the longest chains first.
+    const sizeOf = (name: string) => plans.get(name)?.file?.sizeBytes ?? 0;
+    const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
+    const tasks = INDICES.map((description) => ({
+      name: description.name as string,
+      after: (description.dependsOn ?? []) as readonly string[],
+      priority: sizeOf(description.name) + dependents(description.name).reduce((n, d) => n + sizeOf(d.name), 0),
+      run: (signal: AbortSignal) => loadIndex(description, signal),
+    }));
+    const working = planned.filter((p) => p.action !== 'reuse' && p.file).length;
+    const byName = await runTasks(tasks, filesAtOnce(slots.size, working), signal);
+    const results: IndexResult[] = INDICES.map((d) => byName.get(d.name)!);
 
     const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
     used.add('catalog.json');

@@ -27,6 +27,7 @@ import type { PreviousIndex } from './previous-index.ts';
 import type { FileProgress } from './progress.ts';
 import { type Integrity, type Line, readLines } from './read-lines.ts';
 import { type BulkItem, sendBulk } from './bulk-sender.ts';
+import type { Semaphore } from './semaphore.ts';
 
 /**
  * The hash of an exported line that documents carry (ROW_HASH): 66 bits of the sha1 of its
@@ -35,6 +36,13 @@ import { type BulkItem, sendBulk } from './bulk-sender.ts';
 export function lineHash(bytes: Buffer): string {
   return hash('sha1', bytes, 'base64url').slice(0, 11);
 }
+
+/**
+ * Bytes per bulk request: on a 1.5 M-row load, 4 MB bodies gave the same rows/s as 1 MB, but
+ * kept megabytes of bulk text alive long enough to reach V8's old generation (peak RSS 523 MB
+ * against 265 MB, with the CLI's 8 MB semi-spaces).
+ */
+export const DEFAULT_FLUSH_BYTES = 1_000_000;
 
 export interface FileLoadResult {
   file: string;
@@ -73,13 +81,13 @@ export interface LoadFileOptions {
    */
   sequence: number;
   /**
-   * Bytes per bulk request and requests in flight (the helper's own knobs). 1 MB × 3: on a
-   * 1.5 M-row load, 4 MB bodies gave the same rows/s, but kept megabytes of bulk text alive long
-   * enough to reach V8's old generation: peak RSS 523 MB against 265 MB (with the CLI's 8 MB
-   * semi-spaces).
+   * Bytes per bulk request (DEFAULT_FLUSH_BYTES) and requests in flight of this
+   * file: by default the size of the shared budget (`slots`), else 3.
    */
   flushBytes?: number;
   concurrency?: number;
+  /** The load's budget of requests in flight, shared with the files loading beside this one (loader/semaphore.ts). */
+  slots?: Semaphore;
   /** Stops reading and sending (the load then fails with the AbortError). */
   signal?: AbortSignal;
 }
@@ -102,7 +110,7 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 }
 
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
-  const { client, file, index, description, context, progress, previous, update = false, indexedAt, sequence, signal, flushBytes = 1_000_000, concurrency = 3 } = options;
+  const { client, file, index, description, context, progress, previous, update = false, indexedAt, sequence, signal, flushBytes = DEFAULT_FLUSH_BYTES, slots, concurrency = slots?.size ?? 3 } = options;
   const started = performance.now();
   const stream = readLines(file, { signal });
   const shapeChecked = description.requiredFields.length > 0;
@@ -218,7 +226,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     }
   }
 
-  const sent = await sendBulk(client, documents(), { index, flushBytes, concurrency, signal });
+  const sent = await sendBulk(client, documents(), { index, flushBytes, concurrency, slots, signal });
   if (sent.refused) throw new LoadError(`Elasticsearch refused the row (${sent.refused.reason})`, { file: file.path, line: sent.refused.item.line });
   if (failure) throw failure;
   checkIntegrity(file, stream.integrity());

@@ -1,8 +1,9 @@
 /**
- * Load progress: a bar per file on a terminal (cli-progress: rows, rows/s, ETA), plain log
- * lines elsewhere (CI, Docker, tests), so logs stay readable when nobody watches.
+ * Load progress: a bar per file on a terminal (cli-progress: rows, rows/s, ETA; one bar under
+ * another while files load side by side), plain log lines elsewhere (CI, Docker, tests), so
+ * logs stay readable when nobody watches.
  */
-import { SingleBar } from 'cli-progress';
+import { MultiBar } from 'cli-progress';
 
 export interface FileProgress {
   increment(): void;
@@ -28,21 +29,20 @@ function rate(rows: number, since: number): number {
 /** Bars on a TTY, otherwise a line per file and one every `everyMs` while a file loads. */
 export function createProgress(options: { tty: boolean; write: (line: string) => void; everyMs?: number }): Progress {
   const { tty, write, everyMs = 5000 } = options;
+  // The bars of the files loading now; lines written meanwhile go above them.
+  let bars: MultiBar | undefined;
+  let active = 0;
+  const log = (line: string) => (bars ? bars.log(`${line}\n`) : write(line));
   return {
-    log: write,
+    log,
     file(name, totalRows) {
       const started = performance.now();
       let rows = 0;
       if (tty) {
-        const bar = new SingleBar({
-          format: `  ${name.padEnd(26)} {bar} {value}/{total} rows | {speed} rows/s | ETA {eta_formatted}`,
-          barCompleteChar: '█',
-          barIncompleteChar: '░',
-          hideCursor: true,
-          etaBuffer: 50_000,
-          fps: 5,
-        });
-        bar.start(totalRows, 0, { speed: 0 });
+        bars ??= new MultiBar({ barCompleteChar: '█', barIncompleteChar: '░', hideCursor: true, etaBuffer: 50_000, fps: 5 });
+        const owner = bars;
+        active += 1;
+        const bar = owner.create(totalRows, 0, { speed: 0 }, { format: `  ${name.padEnd(26)} {bar} {value}/{total} rows | {speed} rows/s | ETA {eta_formatted}` });
         return {
           increment() {
             rows += 1;
@@ -50,8 +50,13 @@ export function createProgress(options: { tty: boolean; write: (line: string) =>
           },
           done(line) {
             bar.update(rows, { speed: rate(rows, started) });
-            bar.stop();
-            write(line);
+            owner.remove(bar);
+            active -= 1;
+            if (active === 0) {
+              owner.stop();
+              bars = undefined;
+            }
+            log(line);
           },
         };
       }

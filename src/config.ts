@@ -112,6 +112,11 @@ export interface Config {
   esReplicas: number;
   /** Bytes of uncompressed JSONL per primary shard: an index gets one shard per this many bytes of its file. */
   shardTargetBytes: number;
+  /**
+   * `LOAD_CONCURRENCY`: bulk requests a load keeps in flight across all its files; undefined =
+   * sized from the cluster's write threads (one per thread of the data nodes, and one more).
+   */
+  loadConcurrency: number | undefined;
   /** Where the follower (`npm run load -- --follow`) reads bundles: a directory, http(s) URL or s3://bucket/prefix. */
   loadSource: string | undefined;
   /** How often the follower checks the source's pointer. */
@@ -419,6 +424,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     downloadMaxRows: int(env, 'DOWNLOAD_MAX_ROWS', DEFAULT_DOWNLOAD_MAX_ROWS, 1, 10_000_000)!,
     esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
+    loadConcurrency: int(env, 'LOAD_CONCURRENCY', undefined, 1, 1000),
     loadSource: optional(env, 'LOAD_SOURCE'),
     followEveryMs: parseDuration('FOLLOW_EVERY', str(env, 'FOLLOW_EVERY', '60s'), 1000),
     store: parseStoreConfig(env),

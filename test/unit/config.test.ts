@@ -124,3 +124,12 @@ describe('workers and the shared budget', () => {
     expect(() => loadConfig({ RATE_LIMIT_STORE: 'memcached://user:secret@cache' })).toThrow(/^(?!.*secret)/);
   });
 });
+
+describe('LOAD_CONCURRENCY', () => {
+  it('is left to the cluster unless set, and refuses anything but a count from 1', () => {
+    expect(loadConfig({}).loadConcurrency).toBeUndefined();
+    expect(loadConfig({ LOAD_CONCURRENCY: '12' }).loadConcurrency).toBe(12);
+    expect(() => loadConfig({ LOAD_CONCURRENCY: '0' })).toThrow(/^LOAD_CONCURRENCY /);
+    expect(() => loadConfig({ LOAD_CONCURRENCY: 'many' })).toThrow(/^LOAD_CONCURRENCY /);
+  });
+});

@@ -1,7 +1,13 @@
-/** The load plan (loader/plan.ts) and the id set an update sweeps with (loader/id-set.ts). */
+/**
+ * The load plan (loader/plan.ts): reuse, update or build, shards, and whether an update pays;
+ * the line sample it estimates with (loader/reuse-estimate.ts); the id set an update sweeps with
+ * (loader/id-set.ts).
+ */
 import { describe, expect, it } from 'vitest';
 import { IdSet } from '../../loader/id-set.ts';
-import { type PlannedFile, planIndices, shardsFor } from '../../loader/plan.ts';
+import { lineHash } from '../../loader/load-file.ts';
+import { type PlannedFile, SPREAD_MIN_SHARD_BYTES, planIndices, shardsFor, updatePays } from '../../loader/plan.ts';
+import { estimateReuse, sampleLineHashes } from '../../loader/reuse-estimate.ts';
 
 const descriptions = [
   { name: 'entities', files: ['entities'] },
@@ -85,6 +91,101 @@ describe('shardsFor', () => {
     expect(shardsFor(0, 100)).toBe(1);
     expect(shardsFor(100, 100)).toBe(1);
     expect(shardsFor(101, 100)).toBe(2);
+  });
+
+  it('spreads a large file over every data node, a small one over no more shards than its size warrants', () => {
+    const target = 25 * 1024 ** 3;
+    expect(shardsFor(10 * SPREAD_MIN_SHARD_BYTES, target, 4)).toBe(4);
+    expect(shardsFor(3 * SPREAD_MIN_SHARD_BYTES, target, 4)).toBe(3);
+    expect(shardsFor(SPREAD_MIN_SHARD_BYTES - 1, target, 4)).toBe(1);
+    expect(shardsFor(1000, target, 8)).toBe(1);
+    // One node: size alone decides, as before.
+    expect(shardsFor(10 * SPREAD_MIN_SHARD_BYTES, target, 1)).toBe(1);
+    // Size beyond the nodes: size decides.
+    expect(shardsFor(5 * target, target, 2)).toBe(5);
+  });
+
+  it('builds anew when the data nodes change a file\'s shards', () => {
+    const big = new Map([['events.jsonl', { path: 'events.jsonl', sha256: 'v1', sizeBytes: 4 * SPREAD_MIN_SHARD_BYTES, rowCount: 100_000 }]]);
+    const one = planIndices({ ...base, shardTargetBytes: 25 * 1024 ** 3, generation: 'g1', files: big });
+    const live = { generation: 'g1', indices: Object.fromEntries(one.map((p) => [p.name, p.index])), contentKeys: Object.fromEntries(one.map((p) => [p.name, p.key])) };
+    const next = new Map([['events.jsonl', { ...big.get('events.jsonl')!, sha256: 'v2' }]]);
+    const same = planIndices({ ...base, shardTargetBytes: 25 * 1024 ** 3, generation: 'g2', files: next, live });
+    expect(same.find((p) => p.name === 'events')).toMatchObject({ action: 'update', shards: 1 });
+    const spread = planIndices({ ...base, shardTargetBytes: 25 * 1024 ** 3, generation: 'g2', files: next, live, dataNodes: 3 });
+    expect(spread.find((p) => p.name === 'events')).toMatchObject({ action: 'build', shards: 3 });
+  });
+});
+
+describe('whether an update pays', () => {
+  it('updates a next export (nearly every line kept) and builds a file of other data (nearly none kept)', () => {
+    expect(updatePays({ rows: 1_000_000, unchangedShare: 0.99, previousDocuments: 993_000 })).toBe(true);
+    expect(updatePays({ rows: 1_000_000, unchangedShare: 0.02, previousDocuments: 1_000_000 })).toBe(false);
+    expect(updatePays({ rows: 1_000_000, unchangedShare: 0.7, previousDocuments: 1_000_000 })).toBe(true);
+    expect(updatePays({ rows: 1_000_000, unchangedShare: 0.3, previousDocuments: 1_000_000 })).toBe(false);
+  });
+
+  it('counts the rows that left: an export that kept most lines but dropped most of the old ones is built', () => {
+    expect(updatePays({ rows: 100_000, unchangedShare: 0.9, previousDocuments: 100_000 })).toBe(true);
+    expect(updatePays({ rows: 100_000, unchangedShare: 0.9, previousDocuments: 2_000_000 })).toBe(false);
+  });
+
+  it('plans a build for a candidate whose estimate says so, and an update where it pays or nothing was estimated', () => {
+    const live = liveOf('g1', A);
+    const next = files({ ...A, events: 'v2', entities: 'e2', relations: 'r2' });
+    const estimates = new Map([
+      ['events', { rows: 100_000, unchangedShare: 0.99, previousDocuments: 100_000 }],
+      ['entities', { rows: 100_000, unchangedShare: 0.01, previousDocuments: 100_000 }],
+    ]);
+    const plan = planIndices({ ...base, generation: 'g2', files: next, live, estimates });
+    const actions = Object.fromEntries(plan.map((p) => [p.name, p.action]));
+    expect(actions).toMatchObject({ events: 'update', entities: 'build', relations: 'update' });
+    expect(plan.find((p) => p.name === 'entities')!.previous).toBe('p-entities-g1');
+  });
+});
+
+describe('the line sample of an estimate', () => {
+  const lines = Array.from({ length: 20_000 }, (_, i) => `{"id":"row:${i}","n":${i}}`);
+  const text = Buffer.from(`${lines.join('\n')}\n`);
+  /** The file as chunks of awkward sizes, so lines straddle them. */
+  const fileOf = (bytes: Buffer, chunk = 777) => ({
+    gzip: false,
+    sizeBytes: bytes.length,
+    rowCount: lines.length,
+    async *open() {
+      for (let at = 0; at < bytes.length; at += chunk) yield bytes.subarray(at, at + chunk);
+    },
+  });
+
+  it('hashes whole lines spread over the whole file, as the loader hashes them', async () => {
+    const all = new Map(lines.map((line, i) => [lineHash(Buffer.from(line)), i]));
+    const sampled = await sampleLineHashes(fileOf(text), 200);
+    expect(sampled.length).toBeGreaterThanOrEqual(195);
+    expect(sampled.length).toBeLessThanOrEqual(201);
+    const at = sampled.map((hash) => all.get(hash));
+    expect(at.every((i) => i !== undefined)).toBe(true);
+    // Evenly spread: one line in each of the file's tenths.
+    for (let tenth = 0; tenth < 10; tenth += 1) expect(at.filter((i) => Math.floor(i! / 2000) === tenth).length, `tenth ${tenth}`).toBeGreaterThan(15);
+  });
+
+  it('takes every line of a file smaller than the sample, and lines ending in CRLF as the loader reads them', async () => {
+    const small = Buffer.from('{"id":"a"}\r\n{"id":"b"}\r\n{"id":"c"}\r\n');
+    const sampled = await sampleLineHashes({ gzip: false, sizeBytes: small.length, async *open() { yield small; } }, 1000);
+    expect(sampled).toEqual(['{"id":"b"}', '{"id":"c"}'].map((l) => lineHash(Buffer.from(l))));
+  });
+
+  it('estimates the share of lines the live index holds', async () => {
+    // The live index holds the lines of the first 60 % of the file.
+    const held = new Set(lines.slice(0, 12_000).map((line) => lineHash(Buffer.from(line))));
+    const previous = {
+      unchanged: async (hashes: readonly string[]) => new Map(hashes.filter((h) => held.has(h)).map((h) => [h, 'id'])),
+      firstSeen: async () => new Map(),
+    };
+    const estimate = (await estimateReuse(fileOf(text), previous, 12_000))!;
+    expect(estimate.rows).toBe(20_000);
+    expect(estimate.previousDocuments).toBe(12_000);
+    expect(estimate.unchangedShare).toBeGreaterThan(0.55);
+    expect(estimate.unchangedShare).toBeLessThan(0.65);
   });
 });
 
