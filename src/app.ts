@@ -21,6 +21,7 @@ import { openApiRoutes } from './routes/openapi.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { provenanceRoutes } from './routes/provenance.ts';
 import { serviceRoutes } from './routes/service.ts';
+import { streamRoutes } from './routes/stream.ts';
 import { routeCost } from './routes/operation.ts';
 import { ApiError } from './errors.ts';
 import type { Admission } from './search/admission.ts';
@@ -37,8 +38,8 @@ import type { ResponseCache } from './http/response-cache.ts';
 import type { EarlyRefusal } from './http/early-refusal.ts';
 import { staticPages } from './http/static.ts';
 
-/** Route families, each in its own module under src/routes. */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
+/** Route families, each in its own module under src/routes (streams before the detail routes that would take `stream` for an id). */
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, streamRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
 
 /** Every route of the API on one router (the root and OpenAPI documents are written from it). */
 export function createRouter(deps: RouteDeps): AppRouter {

@@ -106,6 +106,12 @@ export interface Config {
   responseCacheBytes: number | undefined;
   /** Rows a list asked as a file (`format=csv|ndjson`) holds at most (`DOWNLOAD_MAX_ROWS`). */
   downloadMaxRows: number;
+  /** Event streams (`/v1/killmails/stream`, `/v1/events/stream`) one client may hold open in one gateway process (`STREAMS_PER_CLIENT`). */
+  streamsPerClient: number;
+  /** Event streams open on this machine (`STREAMS_MAX`; each worker admits its share). */
+  streamsMax: number;
+  /** Unsent bytes past which a stream whose client does not read is cut (`STREAM_BUFFER_KB`). */
+  streamBufferBytes: number;
   /** Generations a load keeps, the live one included (rollback reaches the others). */
   keepGenerations: number;
   /** Replicas of every index once loaded (0 on a single node). */
@@ -422,6 +428,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     responseCacheBytes: mebibytesOrOff(env, 'RESPONSE_CACHE', DEFAULT_RESPONSE_CACHE_MB),
     keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
     downloadMaxRows: int(env, 'DOWNLOAD_MAX_ROWS', DEFAULT_DOWNLOAD_MAX_ROWS, 1, 10_000_000)!,
+    streamsPerClient: int(env, 'STREAMS_PER_CLIENT', 4, 1, 100_000)!,
+    streamsMax: int(env, 'STREAMS_MAX', 1000, 1, 1_000_000)!,
+    streamBufferBytes: int(env, 'STREAM_BUFFER_KB', 1024, 1, 1_048_576)! * 1024,
     esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
     loadConcurrency: int(env, 'LOAD_CONCURRENCY', undefined, 1, 1000),

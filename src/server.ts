@@ -33,6 +33,7 @@ import { createClient } from './search/client.ts';
 import { createOutageLog } from './search/outage-log.ts';
 import { createSearchService } from './search/search-service.ts';
 import { META_INDEX } from './indices/generation.ts';
+import { createStreamHub } from './stream/hub.ts';
 
 export interface RunningServer {
   server: Server;
@@ -94,7 +95,16 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   metrics.observeCache(responseCache);
   if (worker) metrics.scrapeFrom(clusterScrape(metrics.registry, metrics.shared));
   let closing = false;
-  const deps = { config, search, meta, metrics, logger, stopping: () => closing };
+  const streams = createStreamHub({
+    search,
+    cursorSecret: config.cursorSecret,
+    logger,
+    perClient: config.streamsPerClient,
+    max: share(config.streamsMax),
+    bufferBytes: config.streamBufferBytes,
+  });
+  metrics.observeStreams(streams);
+  const deps = { config, search, meta, metrics, logger, stopping: () => closing, streams };
   const router = createRouter(deps);
   // One points budget for the rate-limit middleware and the refusals before Koa: each request spends once.
   const policy = policyField(config.rateLimit, config.exportConcurrency);
@@ -146,6 +156,8 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     flushLog: flush,
     async close(timeoutMs = config.shutdownTimeoutMs) {
       closing = true;
+      // Streams never finish on their own: they end now, and their clients reconnect elsewhere with their last id.
+      streams.close();
       let cut = 0;
       const deadline = setTimeout(() => {
         cut = open.size;

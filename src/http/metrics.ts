@@ -36,6 +36,8 @@ export interface Metrics {
   observeAdmission(admission: { stats(): AdmissionStats } | undefined): void;
   /** Records how long a request admitted through the queue waited for its slot. */
   observeAdmissionWait(seconds: number): void;
+  /** Reports the open event streams and those cut (src/stream/hub.ts). */
+  observeStreams(streams: { stats(): { open: number; cut: number } } | undefined): void;
 }
 
 /** A row-count gauge: `<prefix>_<key>`, unlabelled. */
@@ -172,6 +174,9 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  let streamStats: (() => { open: number; cut: number }) | undefined;
+  reading(Gauge, 'streams_open', 'Event streams (/v1/killmails/stream, /v1/events/stream) open.', () => streamStats?.().open);
+  reading(Counter, 'streams_cut_total', 'Event streams cut because their client did not read what it was sent.', () => streamStats?.().cut);
   const both = Registry.merge([registry, shared]);
   let scrape = () => both.metrics();
   return {
@@ -182,6 +187,7 @@ export function createMetrics(prefix: string, gauges: readonly CountGauge[], cou
     observeAdmission: (admission) => (admissionStats = admission && (() => admission.stats())),
     observeAdmissionWait: (seconds) => admissionWait.observe(seconds),
     observeConnectionCap: (cap) => (connectionsRefused = cap && (() => cap.refused())),
+    observeStreams: (streams) => (streamStats = streams && (() => streams.stats())),
     observeEarlyRefusals: (early) => (earlyCount = early && (() => early.count())),
     observeCache: (cache) => (cacheStats = cache && (() => cache.stats())),
     observeRequest: (route, method, status, seconds) => requests.observe({ route, method, status: String(status) }, seconds),

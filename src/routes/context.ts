@@ -7,6 +7,7 @@ import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
 import type { ResponseCache } from '../http/response-cache.ts';
 import type { SearchService } from '../search/search-service.ts';
+import type { StreamHub } from '../stream/hub.ts';
 
 export interface RouteDeps {
   config: Readonly<Config>;
@@ -16,6 +17,8 @@ export interface RouteDeps {
   logger: Logger;
   /** True once the gateway is stopping (SIGTERM): /v1/ready then answers 503. */
   stopping?: () => boolean;
+  /** The event streams of this process (src/stream/hub.ts); the stream routes make their own when absent. */
+  streams?: StreamHub;
 }
 
 /** The response cache and how to read the live generation's id (set by the app when the cache is on). */

@@ -193,6 +193,8 @@ function successes(operation: Operation): Json {
       return { 200: { description: 'OK; with `format`, the whole list as a file.', headers: FILE_HEADERS, content: { ...content, ...FILE_CONTENT } } };
     case 'bare':
       return { 200: { description: 'OK', content: json(answer.data) } };
+    case 'stream':
+      return { 200: { description: 'Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines.', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-event-data': answer.data } } } };
     case 'metrics':
       return { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } };
     case 'file': {

@@ -24,7 +24,9 @@ export type Answer =
   /** Prometheus text exposition. */
   | { kind: 'metrics' }
   /** A bundle file, with byte ranges and validators. */
-  | { kind: 'file' };
+  | { kind: 'file' }
+  /** Server-Sent Events, each event's `data` one record (src/routes/stream.ts). */
+  | { kind: 'stream'; data: JsonSchema };
 
 export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyParameter[]> {
   summary: string;
@@ -70,7 +72,8 @@ export function routeCost(router: AppRouter, path: string): CostClass | undefine
 function matchCost(router: AppRouter, path: string): CostClass | undefined {
   const matched = router.match(path, 'GET');
   if (!matched.route) return undefined;
-  const layer = matched.pathAndMethod.findLast((l) => operationOf(l.stack.at(-1)) !== undefined);
+  // The first route matched answers (a route never passes the request on): `/v1/killmails/stream` before `/v1/killmails/:id`.
+  const layer = matched.pathAndMethod.find((l) => operationOf(l.stack.at(-1)) !== undefined);
   const operation = layer && operationOf(layer.stack.at(-1));
   return operation ? costOf(operation) : undefined;
 }

@@ -20,7 +20,7 @@ function allowedOrigin(origin: string | undefined): string | undefined {
 export const CORS_FIELDS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key',
+  'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key, Last-Event-ID',
   'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
   'Access-Control-Max-Age': '86400',
   'X-Content-Type-Options': 'nosniff',

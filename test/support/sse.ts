@@ -1,0 +1,104 @@
+/**
+ * A Server-Sent Events reader for tests: opens a stream with fetch, parses its events (`id:`,
+ * `data:`) and comment lines as they arrive, and waits, bounded, for what a test expects.
+ */
+
+export interface SseEvent {
+  /** The `id:` field, if the event had one (an id alone moves the resume point). */
+  id?: string;
+  /** The `data:` field, if any. */
+  data?: string;
+}
+
+export interface SseStream {
+  status: number;
+  headers: Headers;
+  /** Every event received, in order (ids alone included). */
+  events: SseEvent[];
+  comments: string[];
+  /** The rows received: each event with data, parsed. */
+  rows(): any[];
+  /** The last id received, as EventSource would resume with it. */
+  lastId(): string | undefined;
+  /** Why the stream broke off, when the server cut it rather than ended it. */
+  error?: unknown;
+  /** Resolves once the server ended the stream, cut it, or the reader was closed. */
+  ended: Promise<void>;
+  /** Waits until `test` holds, at most `ms`; throws with `what` otherwise. */
+  until(test: (stream: SseStream) => boolean, what: string, ms?: number): Promise<void>;
+  close(): void;
+}
+
+export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const stream: SseStream = {
+    status: response.status,
+    headers: response.headers,
+    events,
+    comments,
+    rows: () => events.filter((e) => e.data !== undefined).map((e) => JSON.parse(e.data!)),
+    lastId: () => events.findLast((e) => e.id !== undefined)?.id,
+    ended: Promise.resolve(),
+    async until(test, what, ms = 30_000) {
+      if (test(stream)) return;
+      await new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!test(stream)) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`stream: no ${what} within ${ms} ms (${events.length} events, comments ${JSON.stringify(comments)})`));
+        }, ms);
+        waiters.add(check);
+      });
+    },
+    close: () => abort.abort(),
+  };
+  if (!response.ok || !response.body) {
+    stream.ended = response.text().then(() => {});
+    return stream;
+  }
+  const body = response.body.pipeThrough(new TextDecoderStream());
+  stream.ended = (async () => {
+    let buffer = '';
+    try {
+      for await (const text of body) {
+        buffer += text;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: SseEvent = {};
+          let fields = 0;
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line.slice(1).trim());
+            else {
+              const colon = line.indexOf(':');
+              const name = colon === -1 ? line : line.slice(0, colon);
+              const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+              if (name === 'id') event.id = value;
+              else if (name === 'data') event.data = event.data === undefined ? value : `${event.data}\n${value}`;
+              else continue;
+              fields += 1;
+            }
+          }
+          if (fields > 0) events.push(event);
+        }
+        wake();
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) stream.error = error;
+    }
+  })();
+  return stream;
+}
