@@ -18,7 +18,7 @@ import type { CycleStart } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { type LoadContext, type Row, documentId } from '../src/indices/description.ts';
 import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
-import { toInstant } from '../src/indices/instant.ts';
+import { toInstant } from '../src/time/instant.ts';
 import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError } from './errors.ts';

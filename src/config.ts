@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseIsoInstant } from './indices/instant.ts';
+import { parseIsoInstant } from './time/instant.ts';
 
 /** The project root, so paths work whatever the working directory is. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

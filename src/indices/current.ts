@@ -9,7 +9,7 @@ import currentRelationsMapping from '../../mappings/current_relations.json' with
 import { currentCollectionOfPredicate, currentCollectionOfType } from './collections.ts';
 import { UNCYCLED, declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, type Row, RowError, tokensOf, isPlaceholder, required, sortLabel, str } from './description.ts';
-import { toInstant } from './instant.ts';
+import { toInstant } from '../time/instant.ts';
 import { relationId } from './provenance.ts';
 
 /** Fact keys that prove a current character was seen on chain in scope. */

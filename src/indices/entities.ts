@@ -2,7 +2,7 @@
 import mapping from '../../mappings/entities.json' with { type: 'json' };
 import { declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, tokensOf, isPlaceholder, required, sortLabel, str } from './description.ts';
-import { toInstant } from './instant.ts';
+import { toInstant } from '../time/instant.ts';
 
 export interface EntityDoc {
   id: string;

@@ -11,7 +11,7 @@ import relationsMapping from '../../mappings/relations.json' with { type: 'json'
 import sourcesMapping from '../../mappings/sources.json' with { type: 'json' };
 import { UNCYCLED, declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
-import { toInstant } from './instant.ts';
+import { toInstant } from '../time/instant.ts';
 
 type Rowed = { row: Row };
 

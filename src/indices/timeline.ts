@@ -15,7 +15,7 @@ import eventsMapping from '../../mappings/events.json' with { type: 'json' };
 import killmailsMapping from '../../mappings/killmails.json' with { type: 'json' };
 import { cycleAt, declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
-import { toInstant } from './instant.ts';
+import { toInstant } from '../time/instant.ts';
 import { actorEntityIds, listView } from './killmail-actors.ts';
 
 function occurred(row: Row, field: string) {

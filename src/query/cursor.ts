@@ -16,7 +16,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { INSTANT_MAX, INSTANT_MIN, calendarMs } from '../indices/instant.ts';
+import { INSTANT_MAX, INSTANT_MIN, calendarMs } from '../time/instant.ts';
 
 const VERSION = 2;
 const MAX_LENGTH = 4096;

@@ -9,7 +9,7 @@
  * outside what `date_nanos` holds (1970–2262) are clamped, which changes no answer.
  */
 import { ApiError } from '../errors.ts';
-import { INSTANT_MAX, INSTANT_MIN, parseIsoInstant } from '../indices/instant.ts';
+import { INSTANT_MAX, INSTANT_MIN, parseIsoInstant } from '../time/instant.ts';
 import { NANOS_FORMAT, type Query } from './list.ts';
 
 /** A bound as `date_nanos` text, and whether the given instant fell exactly on a nanosecond. */

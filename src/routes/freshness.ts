@@ -4,7 +4,7 @@
  * live bundle's generation and publication instants, when it went live and the lag between.
  */
 import type { Freshness } from '../http/metrics.ts';
-import { toInstant } from '../indices/instant.ts';
+import { toInstant } from '../time/instant.ts';
 import type { FollowerState } from '../indices/state.ts';
 import type { SearchService } from '../search/search-service.ts';
 

@@ -7,7 +7,7 @@
 import type { OpsDocumentName } from '../indices/all.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import { toInstant } from '../indices/instant.ts';
+import { toInstant } from '../time/instant.ts';
 import { GAPS_ENVIRONMENT } from '../query/route-parameters.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { type Answer, one, route } from './operation.ts';

@@ -28,7 +28,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
-import { INSTANT_MIN, toInstant } from '../indices/instant.ts';
+import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
 import type { TimeBound } from '../query/time-range.ts';
 import type { RawPage } from '../search/raw-hits.ts';

@@ -21,7 +21,7 @@ import { writeNextExport } from '../../generator/next-export.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 import { INDICES } from '../../src/indices/all.ts';
 import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
-import { toInstant } from '../../src/indices/instant.ts';
+import { toInstant } from '../../src/time/instant.ts';
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 

@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { INSTANT_MIN } from '../../src/indices/instant.ts';
+import { INSTANT_MIN } from '../../src/time/instant.ts';
 import { toEventListQuery } from '../../src/query/timeline.ts';
 import { createClient } from '../../src/search/client.ts';
 import { createSearchService } from '../../src/search/search-service.ts';

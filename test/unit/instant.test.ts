@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cycleAt, declaredCycle } from '../../src/indices/cycle.ts';
-import { calendarMs, toInstant } from '../../src/indices/instant.ts';
+import { calendarMs, toInstant } from '../../src/time/instant.ts';
 import { checkPosition } from '../../src/query/cursor.ts';
 import { toTimeBound } from '../../src/query/time-range.ts';
 import { parseCycleStarts } from '../../src/config.ts';

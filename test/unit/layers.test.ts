@@ -57,6 +57,10 @@ describe('layers', () => {
     expect(offending('http', (t) => t.startsWith('routes/') || t === 'app.ts' || t === 'server.ts')).toEqual([]);
   });
 
+  it('the instant parser (src/time) is for everyone and imports nothing of the project', () => {
+    expect(sources('time').flatMap((file) => importsOf(file).filter((t) => !t.startsWith('node:')))).toEqual([]);
+  });
+
   it('the gateway never imports the loader', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });

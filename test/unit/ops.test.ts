@@ -3,7 +3,7 @@ import { bySeverity, withAgeNow } from '../../src/routes/ops.ts';
 import { createFreshnessSource } from '../../src/routes/freshness.ts';
 import type { SearchService } from '../../src/search/search-service.ts';
 
-/** Texts Date.parse reads as some instant and the export's grammar (src/indices/instant.ts) refuses. */
+/** Texts Date.parse reads as some instant and the export's grammar (src/time/instant.ts) refuses. */
 const LOOSE = ['2026-02-30T00:00:00Z', 'March 3 2026', '2026-06-30T23:50:00', 'Tue, 30 Jun 2026 23:50:00 GMT'];
 
 describe('ops documents', () => {
