@@ -14,6 +14,7 @@ import type { Reader } from '../search/search-service.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { one, route } from './operation.ts';
 import type { JsonSchema } from './records.ts';
+import { generationMemo } from '../search/generation-memo.ts';
 
 const SUGGESTION: JsonSchema = {
   type: 'object',
@@ -56,23 +57,10 @@ export function suggestionOf(row: Row) {
   return { id, slug: text(row.slug) ?? id, label, entityType: text(row.entityType) ?? text(row.type) ?? 'unknown', hint };
 }
 
-/** Generations kept in `separatedIds`' memo: autocomplete reads the live one, and around a swap the one before it. */
-const GENERATIONS_KEPT = 2;
-
-/** Per generation, whether every entity id holds a `:` and every slug a `-` (counted once: `UNSEPARATED_IDS`). */
+/** Per generation, whether every entity id holds a `:` and every slug a `-` (counted once: `UNSEPARATED_IDS`); autocomplete reads the live generation, and around a swap the one before it. */
 function separatedIds(): (reader: Reader) => Promise<boolean> {
-  const known = new Map<string, Promise<boolean>>();
-  return (reader) => {
-    const { generation } = reader.generation;
-    let answer = known.get(generation);
-    if (!answer) {
-      answer = reader.count('entities', UNSEPARATED_IDS).then((count) => count === 0);
-      answer.catch(() => known.delete(generation));
-      if (known.size >= GENERATIONS_KEPT) known.delete(known.keys().next().value!);
-      known.set(generation, answer);
-    }
-    return answer;
-  };
+  const memo = generationMemo((reader: Reader) => reader.count('entities', UNSEPARATED_IDS).then((count) => count === 0), () => '', 2);
+  return (reader) => memo(reader, undefined);
 }
 
 export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {

@@ -21,6 +21,7 @@ import { ENTITY_SORT, entitySortOf } from './entities.ts';
 import { groupRequest } from './list-request.ts';
 import { sendList } from './list.ts';
 import { fieldsOf, ref } from './records.ts';
+import { generationMemo } from '../search/generation-memo.ts';
 
 /** What `select` can keep, and a CSV's columns without it. */
 const ENTITY_FIELDS = fieldsOf('CurrentEntity', 'Entity');
@@ -52,21 +53,14 @@ function parseCurrent(params: Values<typeof ENTITY_QUERY>, deps: RouteDeps): Cur
   return { ...listParams(params, deps.config.defaultEnvironment), q: params.q, profile: params.profile, sort: entitySortOf(params.sort, params.q) };
 }
 
-/** Whether the collection has any current row in this environment and scope (cached per generation). */
+/** Whether the collection has any current row in this environment and scope (read once per generation). */
 function createHasRows() {
-  const cache = new Map<string, Promise<boolean>>();
-  return (reader: Reader, collection: string, p: CurrentListParams): Promise<boolean> => {
-    const key = JSON.stringify([reader.generation.generation, collection, p.environment, p.scope]);
-    let known = cache.get(key);
-    if (!known) {
-      if (cache.size > 1000) cache.clear();
-      const filter = currentEntityFilter(collection, p.environment, p.scope, reader.generation.currentCycle);
-      known = reader.count('current_entities', { bool: { filter } }).then((n) => n > 0);
-      known.catch(() => cache.delete(key));
-      cache.set(key, known);
-    }
-    return known;
-  };
+  type Asked = { collection: string; params: CurrentListParams };
+  return generationMemo(
+    (reader, { collection, params: p }: Asked) => reader.count('current_entities', { bool: { filter: currentEntityFilter(collection, p.environment, p.scope, reader.generation.currentCycle) } }).then((n) => n > 0),
+    ({ collection, params: p }) => JSON.stringify([collection, p.environment, p.scope]),
+    1000,
+  );
 }
 
 export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -83,7 +77,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       const p = { ...bind, limit };
       // The mode is decided on the live generation; a cursor binds it through its scope.
       const live = await deps.search.reader();
-      const useEntities = fallback && !(await hasRows(live, collection, p));
+      const useEntities = fallback && !(await hasRows(live, { collection, params: p }));
       const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: ENTITY_FIELDS };
       await sendList(
         ctx,
