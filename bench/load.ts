@@ -16,8 +16,9 @@
  *    load-floor.ts) on the same cores. Raw over that is the most a loader can reach here.
  *
  * Reported per file and in total: rows/s of both and their ratio (loader / raw), and the floor's
- * bound (raw / raw beside the floor). The loader loads a few files side by side, so its seconds
- * per file overlap and share the cores: the total is the comparison that holds.
+ * bound (raw / raw beside the floor). On a cluster of many write threads the loader loads a few
+ * files side by side (loader/write-capacity.ts), so its seconds per file overlap and share the
+ * cores: the total is the comparison that holds.
  */
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';

@@ -54,10 +54,11 @@ export function inFlightBudget(capacity: ClusterCapacity, flushBytes: number, ov
 }
 
 /**
- * Files loaded side by side: enough that a file waiting on its lookups or its parsing leaves the
- * budget to others (one file per four requests of budget, at least two when there are two), at
- * most MAX_FILES_AT_ONCE.
+ * Files loaded side by side: one per four requests of budget, at most MAX_FILES_AT_ONCE. One
+ * file's lines become bulk requests on one thread of the loader, faster than a few write threads
+ * take them but not than many; a small cluster (the 2-core machine: a budget of 3) is kept busy
+ * by one file at a time, and a second would only split the same cores between two indices.
  */
 export function filesAtOnce(budget: number, files: number): number {
-  return Math.max(1, Math.min(files, MAX_FILES_AT_ONCE, Math.max(2, Math.ceil(budget / 4))));
+  return Math.max(1, Math.min(files, MAX_FILES_AT_ONCE, Math.ceil(budget / 4)));
 }

@@ -29,7 +29,8 @@ let bundleB: string;
 const prefix = uniquePrefix('loader');
 
 function options(extra: Partial<LoadOptions> = {}): LoadOptions {
-  return { client, prefix, dataDir: path.join(work, 'data'), cycleStarts, ...extra };
+  // 8 requests in flight: files load two at a time, so a refused file stops the one beside it too.
+  return { client, prefix, dataDir: path.join(work, 'data'), cycleStarts, concurrency: 8, ...extra };
 }
 
 async function liveGenerationId(): Promise<string | undefined> {

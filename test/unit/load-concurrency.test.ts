@@ -36,8 +36,9 @@ describe('the cluster\'s capacity', () => {
     expect(inFlightBudget({ dataNodes: 1, writeThreads: 1 }, 1e9)).toBe(1);
   });
 
-  it('loads a few files side by side, never more than there are', () => {
-    expect(filesAtOnce(3, 11)).toBe(2);
+  it('loads a few files side by side on a large cluster, one at a time on a small one, never more than there are', () => {
+    expect(filesAtOnce(3, 11)).toBe(1);
+    expect(filesAtOnce(8, 11)).toBe(2);
     expect(filesAtOnce(17, 11)).toBe(MAX_FILES_AT_ONCE);
     expect(filesAtOnce(17, 1)).toBe(1);
     expect(filesAtOnce(1, 0)).toBe(1);
