@@ -86,11 +86,32 @@ export function mac(payload: string, key: string): Buffer {
   return hash('sha256', Buffer.concat([outer, innerHash]), 'buffer').subarray(0, MAC_BYTES);
 }
 
-/** `<base64url payload>.<base64url MAC>`. */
+/** `<base64url JSON>.<base64url MAC>` of `value`: what cursors and stream event ids are made of. */
+export function seal(value: unknown, key: string): string {
+  const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${payload}.${mac(payload, key).toString('base64url')}`;
+}
+
+/**
+ * The value a sealed token carries, once its MAC proves it was issued with `key`, unchanged;
+ * anything else is `invalid(reason)` (`what` names the token in the reason: "a cursor of this API").
+ */
+export function unseal(raw: string, key: string, what: string, invalid: (reason: string) => Error, maxLength = MAX_LENGTH): unknown {
+  const match = raw.length <= maxLength ? /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(raw) : null;
+  if (!match) throw invalid(`not ${what}`);
+  const [, payload, signature] = match as unknown as [string, string, string];
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload, key))) throw invalid('it was altered or not issued here');
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid(`not ${what}`);
+  }
+}
+
 export function encodeCursor(cursor: Cursor, scope: string, key: string): string {
   const count = cursor.count && { c: [cursor.count.value, cursor.count.exact ? 1 : 0] };
-  const payload = Buffer.from(JSON.stringify({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after, ...count })).toString('base64url');
-  return `${payload}.${mac(payload, key).toString('base64url')}`;
+  return seal({ v: VERSION, s: scope, g: cursor.generation, a: cursor.after, ...count }, key);
 }
 
 function invalid(reason: string): ApiError {
@@ -99,17 +120,7 @@ function invalid(reason: string): ApiError {
 
 /** Decodes a cursor for this scope; throws 400 on anything that is not one of ours, unchanged. */
 export function decodeCursor(raw: string, scope: string, key: string): Cursor {
-  const match = raw.length <= MAX_LENGTH ? /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(raw) : null;
-  if (!match) throw invalid('not a cursor of this API');
-  const [, payload, signature] = match as unknown as [string, string, string];
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload, key))) throw invalid('it was altered or not issued here');
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('not a cursor of this API');
-  }
+  const value = unseal(raw, key, 'a cursor of this API', invalid);
   const { v, s, g, a, c } = (value ?? {}) as Record<string, unknown>;
   if (v !== VERSION) throw invalid('unknown cursor version');
   if (s !== scope) throw invalid('it belongs to another route or other filters');
