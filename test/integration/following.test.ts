@@ -9,7 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
+import { readAllRows } from '../../generator/read-bundle.ts';
+import { withNewRows } from '../support/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { byteCompare, expectError, expectedEntities, instantNanos, readBundle, walk } from '../support/expect.ts';
@@ -19,19 +20,6 @@ let work: string;
 let next: string;
 /** `meta.indexedThrough` of the first generation. */
 let through: string;
-
-/** 12 new rows on top, and one that arrives late: older than every row of the file. */
-function withNewRows(tag: string) {
-  return async function* (rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
-    const all: BundleRow[] = [];
-    for await (const row of rows) all.push(row);
-    const newest = Date.parse(all[0]!.occurredAt);
-    for (let i = 12; i > 0; i -= 1) yield { ...all[i]!, id: `${all[i]!.id}:${tag}`, occurredAt: new Date(newest + i * 1000).toISOString() };
-    yield* all;
-    const oldest = all.at(-1)!;
-    yield { ...oldest, id: `${oldest.id}:${tag}-late`, occurredAt: new Date(Date.parse(oldest.occurredAt) - 3_600_000).toISOString() };
-  };
-}
 
 /** Rows of `after` that `before` lacks, in one environment, in the order they became visible (all in one load: as they happened). */
 async function added(stem: string, environment: string): Promise<string[]> {

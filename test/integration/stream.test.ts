@@ -15,6 +15,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
+import { withNewRows } from '../support/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { INSTANT_MIN } from '../../src/time/instant.ts';
 import { toEventListQuery } from '../../src/query/timeline.ts';
@@ -47,19 +48,6 @@ async function liveStream(route: string, headers: Record<string, string> = {}): 
   expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
   await stream.until((s) => s.comments.includes('live'), 'live comment');
   return stream;
-}
-
-/** 12 new rows on top, and one that arrives late (older than every row of the file). */
-function withNewRows(tag: string) {
-  return async function* (rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
-    const all: BundleRow[] = [];
-    for await (const row of rows) all.push(row);
-    const newest = Date.parse(all[0]!.occurredAt);
-    for (let i = 12; i > 0; i -= 1) yield { ...all[i]!, id: `${all[i]!.id}:${tag}`, occurredAt: new Date(newest + i * 1000).toISOString() };
-    yield* all;
-    const oldest = all.at(-1)!;
-    yield { ...oldest, id: `${oldest.id}:${tag}-late`, occurredAt: new Date(Date.parse(oldest.occurredAt) - 3_600_000).toISOString() };
-  };
 }
 
 /** Writes and loads the next generation; returns its directory. */
