@@ -11,6 +11,7 @@ import type { FreshnessBenchResult } from './freshness.ts';
 import type { HttpBenchResult } from './http.ts';
 import type { LoadBenchResult } from './load.ts';
 import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
+import type { StreamBenchResult } from './stream.ts';
 import type { WorkersBenchResult } from './workers.ts';
 import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ClientBenchResult } from './client.ts';
@@ -33,6 +34,7 @@ interface Report {
   soak?: SoakResult;
   overload?: OverloadBenchResult;
   workers?: WorkersBenchResult;
+  stream?: StreamBenchResult;
 }
 
 const HEADER =
@@ -292,6 +294,17 @@ function workersTable(w: WorkersBenchResult): string[] {
   ];
 }
 
+function streamTable(r: StreamBenchResult): string[] {
+  return [
+    `Scale ${r.scale}, ${r.streams} killmail streams open on one gateway, a follower checking the store every second.`,
+    '',
+    row(['pointer written → first new row on a stream', 'pointer → every stream complete', 'new rows', 'missing / twice (all streams)', 'RSS idle → with streams', '/v1/entities p99 alone → beside the streams']),
+    row(Array(6).fill('---')),
+    row([`**${r.publishToFirstRowSeconds} s**`, `${r.publishToAllSeconds} s`, r.newRows, `**${r.missing} / ${r.twice}**`, `${r.rssMb.idle} → ${r.rssMb.streams} MB (**+${r.rssMb.delta}**)`, `${r.otherP99Ms.alone} → ${r.otherP99Ms.beside} ms (**${r.otherP99Ms.ratio}×**)`]),
+    '',
+  ];
+}
+
 /** The benchmarks in the order RESULTS.md lists them, each with its tables. */
 const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'machine'>, (r: Report) => string[]][] = [
   ['load', (r) => loadTable(r.load!)],
@@ -302,6 +315,7 @@ const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'mach
   ['client', (r) => clientTable(r.client!)],
   ['overload', (r) => overloadTable(r.overload!)],
   ['workers', (r) => workersTable(r.workers!)],
+  ['stream', (r) => streamTable(r.stream!)],
   ['soak', (r) => soakTable(r.soak!)],
 ];
 

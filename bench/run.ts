@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--only greedy] [--workers 1,2,4]`: runs the benchmarks (load,
+ * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers|stream ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--only greedy] [--workers 1,2,4] [--streams N]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` (not committed; the run says where) and
@@ -26,6 +26,7 @@ import { type OverloadPart, benchOverload } from './overload.ts';
 import { recordResults } from './results.ts';
 import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
+import { benchStream } from './stream.ts';
 import { benchWorkers } from './workers.ts';
 import { codeVersion, cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
 
@@ -42,6 +43,7 @@ const { values, positionals } = parseArgs({
     minutes: { type: 'string' },
     'overload-scale': { type: 'string' },
     workers: { type: 'string' },
+    streams: { type: 'string' },
     only: { type: 'string' },
   },
 });
@@ -96,6 +98,12 @@ try {
   if (which.has('overload')) {
     const scale = Number(values['overload-scale'] ?? (quick ? 70 : 550));
     report.overload = await measured('overload', () => benchOverload({ client, esUrl: url, config, scale, seconds: Number(values.seconds ?? (quick ? 6 : 20)), only: overloadPart(values.only), log }));
+  }
+  if (which.has('stream')) {
+    const streams = Number(values.streams ?? (quick ? 100 : 1000));
+    report.stream = await measured('stream', () =>
+      benchStream({ client, esUrl: url, config, scale: Number(values.scale ?? (quick ? 70 : 550)), streams, seconds: Number(values.seconds ?? (quick ? 2 : 5)), log }),
+    );
   }
   if (which.has('workers')) {
     const counts = values.workers?.split(',').map(Number);
