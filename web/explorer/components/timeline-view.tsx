@@ -112,7 +112,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
             Clear the time range
           </button>
         ) : null}
-        <LiveSwitch on={live} status={stream.status} count={stream.rows.length} onToggle={() => go({ live: live ? undefined : 'on' })} />
+        <LiveSwitch on={live} status={live && !page ? 'connecting' : stream.status} count={stream.rows.length} onToggle={() => go({ live: live ? undefined : 'on' })} />
       </div>
       {state.status === 'loading' ? <Loading what={`${noun}s`} /> : null}
       {state.status === 'failed' ? <Failure error={state.error} /> : null}
