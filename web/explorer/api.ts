@@ -11,6 +11,8 @@ export interface Meta {
   count?: number;
   countIsExact?: boolean;
   groupsCount?: number;
+  /** Timelines: the instant the generation read was first live (a stream's `since_indexed` resumes from it). */
+  indexedThrough?: string | null;
 }
 
 export interface Envelope<T> {

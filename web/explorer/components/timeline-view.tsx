@@ -1,14 +1,16 @@
 /**
  * A browser of an instant-ordered list (events, killmails): a filter form holding every
  * filter of the route (several values separated by `|`, `since`/`until` as ISO instants),
- * scope, sort and interval selectors, the timeline of the matching rows, facet chips, the
- * total, the page of rows and the pager. All of it is the URL's state.
+ * scope, sort and interval selectors, the live switch, the timeline of the matching rows, facet
+ * chips, the total, the page of rows (with the rows the stream sent while live) and the pager.
+ * All of it is the URL's state.
  */
-import { type Envelope, getFacets, getGroups, getJson, type Group, type Row } from '../api.ts';
+import { apiUrl, type Envelope, getFacets, getGroups, getJson, type Group, type Row } from '../api.ts';
 import { formatHash, navigate } from '../route.ts';
 import { Failure, Loading, useAsync } from './async.tsx';
 import { Downloads } from './downloads.tsx';
 import { Facet } from './facets.tsx';
+import { LiveSwitch, useLiveRows, withLiveRows } from './live.tsx';
 import { type Column, RowsTable } from './rows-table.tsx';
 import { CountLine, Pager } from './pager.tsx';
 import { ScopeControls } from './scope.tsx';
@@ -71,6 +73,14 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
     },
     [JSON.stringify(params)],
   );
+  // Live: the stream of the list's filters (it takes no paging, sort or select), from the
+  // generation the page was read from; reopened whenever the page is read again.
+  const live = params.live === 'on';
+  const page = state.status === 'done' ? state.value.page : undefined;
+  const stream = useLiveRows(live && page ? apiUrl(`${path}/stream`, { ...filters, since_indexed: page.meta.indexedThrough }) : undefined);
+  const liveIds = new Set(stream.rows.map((row) => String(row.id)));
+  // The list is newest first unless sorted oldest first: arriving rows go on top, or at the bottom.
+  const shown = page ? withLiveRows(page.data, stream.rows, params.sort !== 'occurredAt:asc') : [];
   const { cursor: _cursor, ...rest } = params;
   const go = (change: Record<string, string | undefined>) => navigate(formatHash(view, { ...rest, ...change }));
   const narrow = (key: string, used: Interval) => go({ since: bucketStart(key), until: bucketEnd(key, used) });
@@ -102,6 +112,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
             Clear the time range
           </button>
         ) : null}
+        <LiveSwitch on={live} status={live && !page ? 'connecting' : stream.status} count={stream.rows.length} onToggle={() => go({ live: live ? undefined : 'on' })} />
       </div>
       {state.status === 'loading' ? <Loading what={`${noun}s`} /> : null}
       {state.status === 'failed' ? <Failure error={state.error} /> : null}
@@ -118,8 +129,15 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
             </aside>
             <div class="results">
               <CountLine count={state.value.page.meta.count} exact={state.value.page.meta.countIsExact} noun={noun} />
-              {state.value.page.data.length === 0 ? <p class="muted">Nothing matches.</p> : (
-                <RowsTable class="rows" testid="rows" columns={columns} rows={state.value.page.data} rowKey={(row) => String(row.id)} rowAttributes={(row) => ({ 'data-id': row.id })} />
+              {shown.length === 0 ? <p class="muted">Nothing matches.</p> : (
+                <RowsTable
+                  class="rows"
+                  testid="rows"
+                  columns={columns}
+                  rows={shown}
+                  rowKey={(row) => String(row.id)}
+                  rowAttributes={(row) => ({ 'data-id': row.id, 'data-live': liveIds.has(String(row.id)) ? 'true' : undefined })}
+                />
               )}
               <Pager view={view} params={params} nextCursor={state.value.page.nextCursor} rows={state.value.page.data.length} />
               <Downloads path={path} params={{ ...filters, sort: params.sort }} />
