@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { type Browser, type Page, chromium } from 'playwright-core';
 
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../screenshots');
@@ -67,3 +68,28 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+export interface WatchedBrowser extends WatchedPage {
+  browser: Browser;
+  /** Checks that nothing the pages did reached another host or threw, then closes the browser. */
+  close(): Promise<void>;
+}
+
+/** Chromium with one watched page on the gateway at `origin`. */
+export async function watchedBrowser(executablePath: string, origin: string): Promise<WatchedBrowser> {
+  const browser = await launch(executablePath);
+  const watched = await openPage(browser, origin);
+  return {
+    ...watched,
+    browser,
+    async close() {
+      try {
+        expect(watched.foreign).toEqual([]);
+        expect(watched.errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+  };
+}
+

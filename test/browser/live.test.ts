@@ -11,10 +11,11 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
+import { readAllRows } from '../../generator/read-bundle.ts';
 import { byteCompare, instantNanos, lastWins, newestFirst } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { launch, openPage, screenshot, seriousViolations, type WatchedPage } from './browser.ts';
+import { withNewRows } from '../support/new-rows.ts';
+import { screenshot, seriousViolations, type WatchedBrowser, watchedBrowser } from './browser.ts';
 
 const chromium = inject('chromium');
 const PAGE_SIZE = 50; // web/explorer/components/timeline-view.tsx
@@ -23,19 +24,8 @@ let gw: TestGateway;
 let work: string;
 let next: string;
 let browser: Browser;
-let watched: WatchedPage;
+let watched: WatchedBrowser;
 let page: Page;
-
-/** 12 new killmails on top of the file, and one that arrives late (older than every row). */
-async function* withNewRows(rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
-  const all: BundleRow[] = [];
-  for await (const row of rows) all.push(row);
-  const newest = Date.parse(all[0]!.occurredAt);
-  for (let i = 12; i > 0; i -= 1) yield { ...all[i]!, id: `${all[i]!.id}:live`, occurredAt: new Date(newest + i * 1000).toISOString() };
-  yield* all;
-  const oldest = all.at(-1)!;
-  yield { ...oldest, id: `${oldest.id}:live-late`, occurredAt: new Date(Date.parse(oldest.occurredAt) - 3_600_000).toISOString() };
-}
 
 const streamsOpen = async () => Number(/_streams_open (\d+)/.exec((await gw.get('/metrics')).text)?.[1]);
 const rowIds = () => page.locator('[data-testid=rows] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')));
@@ -45,16 +35,13 @@ describe.skipIf(!chromium)('the live switch in Chromium', () => {
     gw = await startTestGateway({ name: 'live', scale: 1, seed: 17 });
     work = await mkdtemp(path.join(tmpdir(), 'live-'));
     next = path.join(work, 'next');
-    await writeNextExport(gw.bundleDir, next, { killmails: withNewRows });
-    browser = await launch(chromium);
-    watched = await openPage(browser, gw.url);
-    page = watched.page;
+    await writeNextExport(gw.bundleDir, next, { killmails: withNewRows('live') });
+    watched = await watchedBrowser(chromium, gw.url);
+    ({ page, browser } = watched);
   }, 300_000);
 
   afterAll(async () => {
-    expect(watched?.foreign ?? []).toEqual([]);
-    expect(watched?.errors ?? []).toEqual([]);
-    await browser?.close();
+    await watched?.close();
     await gw?.close();
     if (work) await rm(work, { recursive: true, force: true });
   });
