@@ -82,7 +82,7 @@ describe('a load through the parse pool', () => {
   it('refuses a bad line with its file and line number, and leaves nothing of the load behind', async () => {
     const dir = path.join(work, 'corrupt');
     await cp(bundle, dir, { recursive: true });
-    const rowCount = (await readManifest(dir)).files.find((f: { path: string }) => f.path === 'sources.jsonl').rowCount;
+    const rowCount = (await readManifest(dir)).files.find((f: { path: string }) => f.path === 'sources.jsonl')!.rowCount;
     await appendFile(path.join(dir, 'sources.jsonl'), '{"id": broken\n');
     const indicesBefore = Object.keys(await client.indices.get({ index: `${prefix}-*` })).sort();
     const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
