@@ -16,6 +16,12 @@
  * for their id, new ids get `indexedAt`; and with `update` the index is a clone of `previous`,
  * so lines whose hash it already holds are only counted — not parsed, not sent — and the ids of
  * the file are collected for the sweep that follows (loader/update-index.ts).
+ *
+ * With a parse pool (parse-pool.ts), a build hands chunks of whole lines to worker threads that
+ * do the per-row work (split, UTF-8, parse, document, hash, bulk bytes: row-document.ts, the same
+ * code as here); this thread reads, hashes and counts the file in order, and sends the workers'
+ * blocks in file order. Updates, and descriptions that read other indices per batch (`prepare`),
+ * stay on this thread: their per-line lookups decide what is parsed at all.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { IndexDescription, LoadContext } from '../src/indices/description.ts';

@@ -10,7 +10,7 @@
  * that dies fails the jobs it held; the others go on.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { CycleStart } from '../src/config.ts';
 import { LoadError } from './errors.ts';
 
@@ -63,6 +63,8 @@ interface Job {
   reject(error: unknown): void;
   /** The worker asked for first-seen instants: its chunk is parsed, only the bulk text is left. */
   looked?: boolean;
+  /** Called once a worker has it. */
+  dispatched?: () => void;
 }
 
 interface Slot {
@@ -75,14 +77,26 @@ interface Slot {
 
 /**
  * Worker threads a load uses: `LOAD_WORKERS` when set (0: none), else one per core but one (the
- * loader's own thread), and none at all on machines of fewer than MIN_CORES cores, where the
- * cores are better left to Elasticsearch and the loader's thread.
+ * loader's own thread), at most MAX_WORKERS, and none at all on machines of fewer than MIN_CORES
+ * cores, where the cores are better left to Elasticsearch and the loader's thread.
+ *
+ * MAX_WORKERS because each worker costs memory (its isolate, the type-stripped modules, a
+ * heap: about 45 MB of peak RSS each under load), and the load must stay under 300 MB; two
+ * workers already parse rows several times faster than the one thread did, beside it.
  */
 export const MIN_CORES = 4;
+export const MAX_WORKERS = 2;
 export function poolSize(setting: number | undefined, cores = availableParallelism()): number {
   if (setting !== undefined) return setting;
-  return cores < MIN_CORES ? 0 : cores - 1;
+  return cores < MIN_CORES ? 0 : Math.min(MAX_WORKERS, cores - 1);
 }
+
+/**
+ * A worker's heap: V8 lets an isolate's old generation grow far before collecting it, and
+ * each worker then held tens of megabytes it did not need (4 workers parsing events: peak RSS
+ * 446 MB, 342 MB with this cap, at the same rows/s). A chunk's rows need a few megabytes.
+ */
+export const WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 64 };
 
 /** Files smaller than this load on the loader's thread: starting workers and handing chunks over would not pay. */
 export const POOL_MIN_FILE_BYTES = 8 * 1024 ** 2;
@@ -102,7 +116,10 @@ export class ParsePool {
   #next = 0;
   #closed = false;
 
-  constructor(size: number, cycleStarts: readonly CycleStart[]) {
+  readonly #limits: ResourceLimits | undefined;
+
+  constructor(size: number, cycleStarts: readonly CycleStart[], limits: ResourceLimits | undefined = WORKER_LIMITS) {
+    this.#limits = limits;
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`a parse pool needs at least one worker, got ${size}`);
     this.size = size;
     this.#cycleStarts = cycleStarts;
@@ -121,17 +138,19 @@ export class ParsePool {
       const job: Job = { request: { ...request, job: this.#next++ }, options, resolve, reject };
       this.#jobs.set(job.request.job, job);
       this.#queue.push(job);
-      options.signal?.addEventListener(
-        'abort',
-        () => {
+      if (options.signal) {
+        const { signal } = options;
+        const dropped = () => {
           const at = this.#queue.indexOf(job);
           if (at === -1) return;
           this.#queue.splice(at, 1);
           this.#jobs.delete(job.request.job);
-          reject(options.signal!.reason);
-        },
-        { once: true },
-      );
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', dropped, { once: true });
+        // Listening ends once a worker has the job: a file's signal sees hundreds of chunks.
+        job.dispatched = () => signal.removeEventListener('abort', dropped);
+      }
       this.#pump();
     });
   }
@@ -152,6 +171,7 @@ export class ParsePool {
       if (!slot && this.#slots.length < this.size) slot = this.#start();
       if (!slot) return;
       const job = this.#queue.shift()!;
+      job.dispatched?.();
       slot.parsing += 1;
       slot.jobs.add(job);
       const { bytes } = job.request;
@@ -163,7 +183,7 @@ export class ParsePool {
   }
 
   #start(): Slot {
-    const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: { cycleStarts: this.#cycleStarts } });
+    const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: { cycleStarts: this.#cycleStarts }, resourceLimits: this.#limits });
     // An idle pool never keeps the process alive (the load closes it anyway).
     worker.unref();
     const slot: Slot = { worker, jobs: new Set(), parsing: 0 };
@@ -179,7 +199,10 @@ export class ParsePool {
       slot.jobs.clear();
       if (!this.#closed) this.#pump();
     };
-    worker.on('error', died);
+    worker.on('error', (error: Error & { code?: string }) =>
+      // A chunk holding a line of very many megabytes can outgrow WORKER_LIMITS: the loader's thread has no such cap.
+      died(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new Error(`a parse worker ran out of memory (${error.message}); LOAD_WORKERS=0 parses on the loader's thread`) : error),
+    );
     worker.on('exit', (code) => died(new Error(`a parse worker stopped (exit code ${code})`)));
     return slot;
   }

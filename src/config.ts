@@ -125,8 +125,8 @@ export interface Config {
   loadConcurrency: number | undefined;
   /**
    * `LOAD_WORKERS`: worker threads that parse the lines of a load's large files into bulk bytes
-   * (loader/parse-pool.ts); 0 = none, all on the loader's thread; undefined = one per core but
-   * one, none below 4 cores.
+   * (loader/parse-pool.ts); 0 = none, all on the loader's thread; undefined = two (one per
+   * core but one, at most two), none below 4 cores.
    */
   loadWorkers: number | undefined;
   /** Where the follower (`npm run load -- --follow`) reads bundles: a directory, http(s) URL or s3://bucket/prefix. */

@@ -128,7 +128,8 @@ describe('the parse pool', () => {
 
   it('is not used below 4 cores unless asked', () => {
     expect(poolSize(undefined, 2)).toBe(0);
-    expect(poolSize(undefined, 16)).toBe(15);
+    expect(poolSize(undefined, 16)).toBe(2);
+    expect(poolSize(undefined, 4)).toBe(2);
     expect(poolSize(3, 2)).toBe(3);
     expect(poolSize(0, 16)).toBe(0);
   });
