@@ -5,7 +5,7 @@
  * live generation on a reload; a bad line is refused with its file and line, and nothing of the
  * failed load stays behind.
  */
-import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -88,6 +88,19 @@ describe('a load through the parse pool', () => {
     const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).message).toMatch(new RegExp(`^sources\\.jsonl:${rowCount + 1}: invalid JSON`));
+    expect(Object.keys(await client.indices.get({ index: `${prefix}-*` })).sort()).toEqual(indicesBefore);
+  });
+
+  it('names the line of a row Elasticsearch refuses, inside a block of many documents', async () => {
+    const dir = path.join(work, 'refused');
+    await cp(bundle, dir, { recursive: true });
+    const file = path.join(dir, 'sources.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace(/^\{/, '{"title":"first",');
+    await writeFile(file, lines.join('\n'));
+    const indicesBefore = Object.keys(await client.indices.get({ index: `${prefix}-*` })).sort();
+    const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
+    expect((error as LoadError).message).toMatch(/^sources\.jsonl:3: Elasticsearch refused the row \(document_parsing_exception: .*Duplicate field 'title'/);
     expect(Object.keys(await client.indices.get({ index: `${prefix}-*` })).sort()).toEqual(indicesBefore);
   });
 });
