@@ -15,10 +15,13 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Semaphore } from './semaphore.ts';
 
 export interface BulkItem {
-  id: string;
   /** Action line and source line, each ending in `\n`. */
   pieces: Buffer[];
   bytes: number;
+  /** Documents it holds, 1 unless said: a parse worker's block of documents is one item (parse-pool.ts). */
+  documents?: number;
+  /** Its `k`-th document as an item of its own (items of several documents): sent again alone after a 429, or reported when refused. */
+  document?(k: number): BulkItem;
 }
 
 export interface BulkOptions {
@@ -54,19 +57,21 @@ export async function sendBulk<T extends BulkItem>(client: Client, items: AsyncI
 
   async function send(chunk: T[], attempt = 0): Promise<void> {
     const pieces = chunk.flatMap((item) => item.pieces);
-    const body = Buffer.concat(pieces, chunk.reduce((n, item) => n + item.bytes, 0));
+    const body = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, chunk.reduce((n, item) => n + item.bytes, 0));
     const response = (await client.bulk({ index, body, filter_path: 'errors,items.*.status,items.*.error' } as never, { signal })) as { errors: boolean; items?: Record<string, ItemResult>[] };
     if (!response.errors) {
-      outcome.successful += chunk.length;
+      outcome.successful += chunk.reduce((n, item) => n + (item.documents ?? 1), 0);
       return;
     }
+    // The answer has one entry per document: each of an item of several documents stands alone.
+    const documents = chunk.flatMap((item) => ((item.documents ?? 1) === 1 ? [item] : Array.from({ length: item.documents! }, (_, k) => item.document!(k) as T)));
     const again: T[] = [];
     response.items!.forEach((entry, i) => {
       const { status, error } = Object.values(entry)[0]!;
       if (status < 300) outcome.successful += 1;
       else if (status === 409) outcome.superseded += 1;
-      else if (status === 429 && attempt < retries) again.push(chunk[i]!);
-      else outcome.refused ??= { item: chunk[i]!, reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}` };
+      else if (status === 429 && attempt < retries) again.push(documents[i]!);
+      else outcome.refused ??= { item: documents[i]!, reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}` };
     });
     if (again.length && !outcome.refused) {
       await new Promise((resolve) => setTimeout(resolve, retryMs * 2 ** attempt));

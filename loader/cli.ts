@@ -53,6 +53,7 @@ function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createC
     keep: config.keepGenerations,
     shardTargetBytes: config.shardTargetBytes,
     concurrency: config.loadConcurrency,
+    workers: config.loadWorkers,
     signal,
     store: createObjectStore(config.store, {
       onRetry: ({ method, url, reason, attempt, delayMs, offset }) =>

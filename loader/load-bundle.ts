@@ -26,6 +26,7 @@ import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts'
 import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
 import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
+import { POOL_MIN_FILE_BYTES, ParsePool, poolSize } from './parse-pool.ts';
 import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
 import { readLines } from './read-lines.ts';
@@ -64,6 +65,10 @@ export interface LoadOptions {
   flushBytes?: number;
   /** Bulk requests in flight across all files (LOAD_CONCURRENCY; default: from the cluster's write threads, loader/write-capacity.ts). */
   concurrency?: number;
+  /** Worker threads that parse large files (LOAD_WORKERS; default from the cores: parse-pool.ts `poolSize`); 0: none. */
+  workers?: number;
+  /** Files from this many bytes are parsed on the workers (default POOL_MIN_FILE_BYTES). */
+  workerMinBytes?: number;
   /** Reads `s3://` and `http(s)://` sources (default: an unsigned client, enough for directories and http(s)). */
   store?: ObjectStore;
   /** Stops the load promptly (nothing goes live; what it built is removed): it rejects with the AbortError. */
@@ -228,6 +233,10 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   const warnings: string[] = [];
   const used = new Set<string>();
   const stop = () => signal?.throwIfAborted();
+  // Workers start only when a file large enough asks for one.
+  const workers = poolSize(options.workers);
+  const pool = workers > 0 ? new ParsePool(workers, cycleStarts) : undefined;
+  const minPooled = options.workerMinBytes ?? POOL_MIN_FILE_BYTES;
   try {
     const context = loadContext(client, cycleStarts, plans);
     /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
@@ -243,7 +252,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
         return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
       }
       const bar = progress.file(file.path, file.rowCount);
-      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots };
+      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots, pool: file.sizeBytes >= minPooled ? pool : undefined };
       const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
       let result: IndexResult;
       if (plan.action === 'update') {
@@ -275,6 +284,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     const working = planned.filter((p) => p.action !== 'reuse' && p.file).length;
     const byName = await runTasks(tasks, filesAtOnce(slots.size, working), signal);
     const results: IndexResult[] = INDICES.map((d) => byName.get(d.name)!);
+    await pool?.close();
 
     const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
     used.add('catalog.json');
@@ -371,6 +381,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       dropped: dropped.map((d) => d.generation),
     };
   } catch (error) {
+    await pool?.close();
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
     if (exportDir) await removeExportDir(exportDir).catch(() => {});

@@ -16,26 +16,27 @@
  * for their id, new ids get `indexedAt`; and with `update` the index is a clone of `previous`,
  * so lines whose hash it already holds are only counted — not parsed, not sent — and the ids of
  * the file are collected for the sweep that follows (loader/update-index.ts).
+ *
+ * With a parse pool (parse-pool.ts), a build hands chunks of whole lines to worker threads that
+ * do the per-row work (split, UTF-8, parse, document, hash, bulk bytes: row-document.ts, the same
+ * code as here); this thread reads, hashes and counts the file in order, and sends the workers'
+ * blocks in file order. Updates, and descriptions that read other indices per batch (`prepare`),
+ * stay on this thread: their per-line lookups decide what is parsed at all.
  */
-import { hash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import { FIRST_SEEN, type IndexDescription, type LoadContext, ROW_HASH, RowError, documentId, toBulkLines } from '../src/indices/description.ts';
+import type { IndexDescription, LoadContext } from '../src/indices/description.ts';
 import type { BundleFile } from './bundle.ts';
 import { LoadError } from './errors.ts';
 import { IdSet } from './id-set.ts';
+import type { ParsePool, PooledBlock } from './parse-pool.ts';
 import type { PreviousIndex } from './previous-index.ts';
 import type { FileProgress } from './progress.ts';
-import { type Integrity, type Line, readLines } from './read-lines.ts';
+import { type Integrity, type Line, readChunks, readLines } from './read-lines.ts';
 import { type BulkItem, sendBulk } from './bulk-sender.ts';
+import { type BuiltRow, bulkLines, lineHash, parseRow } from './row-document.ts';
 import type { Semaphore } from './semaphore.ts';
 
-/**
- * The hash of an exported line that documents carry (ROW_HASH): 66 bits of the sha1 of its
- * UTF-8 bytes, as text. Hashing the bytes read spares encoding the decoded text once more.
- */
-export function lineHash(bytes: Buffer): string {
-  return hash('sha1', bytes, 'base64url').slice(0, 11);
-}
+export { lineHash } from './row-document.ts';
 
 /**
  * Bytes per bulk request: on a 1.5 M-row load, 4 MB bodies gave the same rows/s as 1 MB, but
@@ -59,6 +60,8 @@ export interface FileLoadResult {
   written: number;
   /** An update: the file's ids, for the sweep of rows that left. */
   ids?: IdSet;
+  /** Lines were parsed on the parse pool's workers (else on the loader's thread). */
+  pooled: boolean;
 }
 
 export interface LoadFileOptions {
@@ -90,15 +93,34 @@ export interface LoadFileOptions {
   slots?: Semaphore;
   /** Stops reading and sending (the load then fails with the AbortError). */
   signal?: AbortSignal;
+  /**
+   * Worker threads that parse the file's lines into bulk bytes (parse-pool.ts): used for a
+   * build, when the description reads no other index (`prepare`); an update stays on this thread.
+   */
+  pool?: ParsePool;
 }
 
-/** What is sent: the action and source lines as bytes (bulk-sender.ts), and where they came from. */
+/** What is sent: the action and source lines as bytes (bulk-sender.ts), and where they came from (the first line of a block). */
 interface Pending extends BulkItem {
   line: number;
 }
 
-function isMissing(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+/** Chunks of a file on the parse pool or waiting for it, at most: keeps the workers busy, and bounds the bytes held (a megabyte read, about as much built, each). */
+const MAX_CHUNKS_AHEAD = 8;
+
+/** A worker's block of documents as one bulk item; each document can still stand alone (retries, refusals). */
+function blockItem(block: PooledBlock): Pending {
+  const { body, ends, lines } = block;
+  return {
+    pieces: [body],
+    bytes: body.length,
+    documents: ends.length,
+    line: lines[0]!,
+    document(k) {
+      const piece = body.subarray(k === 0 ? 0 : ends[k - 1], ends[k]);
+      return { pieces: [piece], bytes: piece.length, line: lines[k]! } as Pending;
+    },
+  };
 }
 
 export function checkIntegrity(file: BundleFile, actual: Integrity): void {
@@ -112,7 +134,7 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
   const { client, file, index, description, context, progress, previous, update = false, indexedAt, sequence, signal, flushBytes = DEFAULT_FLUSH_BYTES, slots, concurrency = slots?.size ?? 3 } = options;
   const started = performance.now();
-  const stream = readLines(file, { signal });
+  const pool = !update && description.prepare === undefined ? options.pool : undefined;
   const shapeChecked = description.requiredFields.length > 0;
   const ids = update ? new IdSet(file.rowCount) : undefined;
   const versionBase = sequence * 2 ** 32;
@@ -123,38 +145,14 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   let written = 0;
   let blankLines = 0;
 
-  /** A line → its row and document, or a LoadError naming `file:line`. */
-  function toDocument(text: string, line: number): { record: Record<string, unknown>; doc: { id: string; cycle?: number; row: unknown } } {
-    let row: unknown;
-    try {
-      row = JSON.parse(text);
-    } catch (error) {
-      throw new LoadError(`invalid JSON (${(error as Error).message})`, { file: file.path, line });
-    }
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) {
-      throw new LoadError('a row must be a JSON object', { file: file.path, line });
-    }
-    const record = row as Record<string, unknown>;
-    const missing = description.requiredFields.find((field) => isMissing(record[field]));
-    if (missing !== undefined) throw new LoadError(`missing required field "${missing}"`, { file: file.path, line });
-    try {
-      return { record, doc: description.toDocument(record, context) };
-    } catch (error) {
-      if (error instanceof RowError) throw new LoadError(error.message, { file: file.path, line });
-      throw error;
-    }
-  }
+  const toDocument = (text: string, line: number) => parseRow(text, line, file.path, description, context);
 
   /** The bulk item of a finished document. The exported line is its row, unless the description put a view there. */
-  function toPending(record: unknown, doc: { id: string; cycle?: number; row: unknown }, bytes: Buffer, line: number, rowHash: string, firstSeen?: string): Pending {
+  function toPending(built: BuiltRow, bytes: Buffer, line: number, rowHash: string, firstSeen?: string): Pending {
     written += 1;
     progress.increment();
-    const { row, ...fields } = doc as { row: unknown; [field: string]: unknown };
-    fields[ROW_HASH] = rowHash;
-    if (carries) fields[FIRST_SEEN] = firstSeen ?? indexedAt;
-    const action = `{"index":{"_id":${JSON.stringify(documentId(doc.id))},"version":${versionBase + line},"version_type":"external"}}\n`;
-    const pieces = toBulkLines(action, fields, row, bytes, row === record, description.keepsLine);
-    return { id: doc.id, pieces, bytes: pieces.reduce((n, piece) => n + piece.length, 0), line };
+    const pieces = bulkLines(built, bytes, line, rowHash, versionBase, description, carries ? (firstSeen ?? indexedAt) : undefined);
+    return { pieces, bytes: pieces.reduce((n, piece) => n + piece.length, 0), line };
   }
 
   /** Documents that read more before they are final: other rows of the generation (`prepare`), first-seen instants of the previous index. */
@@ -180,7 +178,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     // Without lookups each row becomes its bulk text at once, so parsed rows die young instead of
     // surviving awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
     const items: Pending[] = [];
-    const waiting: (ReturnType<typeof toDocument> & { bytes: Buffer; line: number; hash: string })[] = [];
+    const waiting: (BuiltRow & { bytes: Buffer; line: number; hash: string })[] = [];
     for (const { text, bytes, line, hash } of lines) {
       const known = kept?.get(hash);
       if (known !== undefined && !ids!.add(known)) {
@@ -190,7 +188,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
       const built = toDocument(text, line);
       if (ids && known === undefined) ids.add(built.doc.id);
       if (waits) waiting.push({ ...built, bytes, line, hash });
-      else items.push(toPending(built.record, built.doc, bytes, line, hash));
+      else items.push(toPending(built, bytes, line, hash));
     }
     if (waiting.length > 0) {
       // Killmail actors from this generation's entities and relations, first-seen instants from the previous index: one request each per batch.
@@ -198,12 +196,15 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
         carries && previous ? previous.firstSeen(waiting.map((w) => w.doc.id)) : undefined,
         description.prepare?.(waiting.map((w) => w.doc), context),
       ]);
-      for (const { record, doc, bytes, line, hash } of waiting) items.push(toPending(record, doc, bytes, line, hash, seen?.get(doc.id)));
+      for (const { bytes, line, hash, ...built } of waiting) items.push(toPending(built, bytes, line, hash, seen?.get(built.doc.id)));
     }
     return items;
   }
 
+  /** Lines parsed on this thread, a batch read ahead. */
   async function* documents(): AsyncGenerator<Pending> {
+    const stream = readLines(file, { signal });
+    integrity = () => stream.integrity();
     try {
       const batches = stream.batches[Symbol.asyncIterator]();
       // One batch ahead: its lookups and parsing run while the bulk requests of the one before are sent.
@@ -226,13 +227,65 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     }
   }
 
-  const sent = await sendBulk(client, documents(), { index, flushBytes, concurrency, slots, signal });
+  /**
+   * Lines parsed on the pool's workers: this thread reads (hash and counts stay in file order),
+   * keeps a few chunks ahead on the workers, and sends their blocks in file order, so the first
+   * bad line is the one reported, as on this thread.
+   */
+  async function* pooledDocuments(pool: ParsePool): AsyncGenerator<Pending> {
+    const stream = readChunks(file, { signal });
+    integrity = () => stream.integrity();
+    // Chunks still queued when the file stops (a bad line, an abort) are dropped from the pool.
+    const stop = new AbortController();
+    const jobSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const firstSeen = carries && previous ? (ids: string[]) => previous.firstSeen(ids) : undefined;
+    const window = Math.min(MAX_CHUNKS_AHEAD, pool.size + 1);
+    const ahead: Promise<Awaited<ReturnType<ParsePool['parse']>>>[] = [];
+    try {
+      const chunks = stream.chunks[Symbol.asyncIterator]();
+      let ended = false;
+      for (;;) {
+        while (!ended && ahead.length < window) {
+          const next = await chunks.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          const { bytes, firstLine } = next.value;
+          const job = pool.parse({ file: file.path, index: description.name, bytes, firstLine, versionBase, indexedAt, lookup: firstSeen !== undefined, flushBytes }, { firstSeen, signal: jobSignal });
+          // Awaited in turn; if the file stops first, its failure is not an unhandled one.
+          job.catch(() => {});
+          ahead.push(job);
+        }
+        if (ahead.length === 0) return;
+        const result = await ahead.shift()!;
+        if (failure) return;
+        rows += result.rows;
+        blankLines += result.blankLines;
+        for (const block of result.blocks) {
+          written += block.ends.length;
+          for (let k = 0; k < block.ends.length; k++) progress.increment();
+          yield blockItem(block);
+        }
+      }
+    } catch (error) {
+      const kept = error instanceof LoadError || (error as Error).name === 'AbortError';
+      failure ??= kept ? (error as Error) : new LoadError((error as Error).message, { file: file.path });
+    } finally {
+      stop.abort();
+    }
+  }
+
+  let integrity: () => Integrity = () => {
+    throw new Error('integrity is known only after the last line');
+  };
+  const sent = await sendBulk(client, pool ? pooledDocuments(pool) : documents(), { index, flushBytes, concurrency, slots, signal });
   if (sent.refused) throw new LoadError(`Elasticsearch refused the row (${sent.refused.reason})`, { file: file.path, line: sent.refused.item.line });
   if (failure) throw failure;
-  checkIntegrity(file, stream.integrity());
+  checkIntegrity(file, integrity());
   if (sent.successful + sent.superseded !== written) {
     throw new LoadError(`Elasticsearch acknowledged ${sent.successful} of ${written} rows`, { file: file.path });
   }
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-  return { file: file.path, index, rows, written, ids, blankLines, seconds: (performance.now() - started) / 1000, peakRssMb };
+  return { file: file.path, index, rows, written, ids, blankLines, seconds: (performance.now() - started) / 1000, peakRssMb, pooled: pool !== undefined };
 }

@@ -76,11 +76,64 @@ async function* gathered(chunks: AsyncIterable<Buffer>, min: number): AsyncGener
 }
 
 /**
+ * Whole lines of a file, as read: `bytes` holds `lines` lines from `firstLine` on, each ended by
+ * `\n` but the file's last line when it has none. Not yet split nor checked as UTF-8, so that
+ * work can be done elsewhere (`linesOf`, on a worker thread: loader/parse-pool.ts).
+ */
+export interface LineChunk {
+  bytes: Buffer;
+  firstLine: number;
+  lines: number;
+}
+
+/** A file's whole-line chunks, and its integrity once every chunk has been read. */
+export interface ChunkStream {
+  chunks: AsyncIterable<LineChunk>;
+  integrity(): Integrity;
+}
+
+/**
+ * The lines of a chunk (`readChunks`), numbered, each checked as UTF-8 (a LoadError naming
+ * `name:line` otherwise); a trailing `\r` is dropped. The bytes of a line are a view of the chunk.
+ */
+export function linesOf(chunk: LineChunk, name: string): Line[] {
+  const { bytes, firstLine } = chunk;
+  const lines: Line[] = [];
+  let line = firstLine;
+  let start = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, start)) {
+    lines.push(decode(bytes.subarray(start, at), line++, name));
+    start = at + 1;
+  }
+  if (start < bytes.length) lines.push(decode(bytes.subarray(start), line, name));
+  return lines;
+}
+
+function decode(bytes: Buffer, line: number, name: string): Line {
+  const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+  const content = bytes.subarray(0, end);
+  if (!isUtf8(content)) throw new LoadError('not valid UTF-8', { file: name, line });
+  return { text: content.toString('utf8'), bytes: content, line };
+}
+
+/**
  * @param file what is read: its stored bytes (`open`), gzip or not; errors name it by its
  *   manifest `path` (the `.gz` twin's name for a broken gzip stream), with `file:line` added here
  * @param options.signal stops the read (the error is the AbortError, as thrown)
  */
 export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'location'>, options: { signal?: AbortSignal } = {}): LineStream {
+  const stream = readChunks(file, options);
+  async function* batches(): AsyncGenerator<Line[]> {
+    for await (const chunk of stream.chunks) yield linesOf(chunk, file.path);
+  }
+  return { batches: batches(), integrity: () => stream.integrity() };
+}
+
+/**
+ * The file as chunks of whole lines (about a megabyte each), hashed and counted as they are
+ * read; the line left unfinished at a chunk's end is carried into the next one.
+ */
+export function readChunks(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'location'>, options: { signal?: AbortSignal } = {}): ChunkStream {
   const { gzip, path: name } = file;
   const hash = createHash('sha256');
   let size = 0;
@@ -90,14 +143,7 @@ export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'loc
   // Errors of the compressed stream name the `.gz` file that is actually broken.
   const where = gzip ? `${name}.gz` : name;
 
-  function decode(bytes: Buffer, line: number): Line {
-    const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-    const content = bytes.subarray(0, end);
-    if (!isUtf8(content)) throw new LoadError('not valid UTF-8', { file: name, line });
-    return { text: content.toString('utf8'), bytes: content, line };
-  }
-
-  async function* batches(): AsyncGenerator<Line[]> {
+  async function* chunks(): AsyncGenerator<LineChunk> {
     const stored = file.open({ signal: options.signal });
     let input: AsyncIterable<Buffer> = stored;
     let source: Readable | undefined;
@@ -115,19 +161,24 @@ export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'loc
         hash.update(chunk);
         size += chunk.length;
         lastByte = chunk[chunk.length - 1]!;
-        const batch: Line[] = [];
-        let start = 0;
-        for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
-          newlines += 1;
-          line += 1;
-          const bytes = carry ? Buffer.concat([carry, chunk.subarray(start, at)]) : chunk.subarray(start, at);
-          carry = undefined;
-          batch.push(decode(bytes, line));
-          start = at + 1;
+        let count = 0;
+        let last = -1;
+        for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) {
+          count += 1;
+          last = at;
         }
-        // The unfinished last line is copied, so the chunk it came from is not kept alive.
-        if (start < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(start)]) : Buffer.from(chunk.subarray(start));
-        if (batch.length > 0) yield batch;
+        if (count === 0) {
+          // No line ends here: the chunk only extends the unfinished one (copied: chunks are not kept alive).
+          carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+          continue;
+        }
+        const whole = carry ? Buffer.concat([carry, chunk.subarray(0, last + 1)]) : chunk.subarray(0, last + 1);
+        // The unfinished last line is copied, so the chunk it came from is not kept alive by it.
+        carry = last + 1 < chunk.length ? Buffer.from(chunk.subarray(last + 1)) : undefined;
+        const firstLine = line + 1;
+        newlines += count;
+        line += count;
+        yield { bytes: whole, firstLine, lines: count };
       }
     } catch (error) {
       if (error instanceof LoadError || (error as Error).name === 'AbortError') throw error;
@@ -140,12 +191,12 @@ export function readLines(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'loc
       // A reader that stops early (a bad line) closes the stored bytes too (a store connection).
       source?.destroy();
     }
-    if (carry !== undefined && carry.length > 0) yield [decode(carry, line + 1)];
+    if (carry !== undefined && carry.length > 0) yield { bytes: carry, firstLine: line + 1, lines: 1 };
     done = true;
   }
 
   return {
-    batches: batches(),
+    chunks: chunks(),
     integrity() {
       if (!done) throw new Error('integrity is known only after the last line');
       const unterminated = size > 0 && lastByte !== NEWLINE ? 1 : 0;

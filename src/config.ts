@@ -123,6 +123,12 @@ export interface Config {
    * sized from the cluster's write threads (one per thread of the data nodes, and one more).
    */
   loadConcurrency: number | undefined;
+  /**
+   * `LOAD_WORKERS`: worker threads that parse the lines of a load's large files into bulk bytes
+   * (loader/parse-pool.ts); 0 = none, all on the loader's thread; undefined = two (one per
+   * core but one, at most two), none below 4 cores.
+   */
+  loadWorkers: number | undefined;
   /** Where the follower (`npm run load -- --follow`) reads bundles: a directory, http(s) URL or s3://bucket/prefix. */
   loadSource: string | undefined;
   /** How often the follower checks the source's pointer. */
@@ -434,6 +440,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esReplicas: int(env, 'ES_REPLICAS', 0, 0, 10)!,
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
     loadConcurrency: int(env, 'LOAD_CONCURRENCY', undefined, 1, 1000),
+    loadWorkers: int(env, 'LOAD_WORKERS', undefined, 0, 256),
     loadSource: optional(env, 'LOAD_SOURCE'),
     followEveryMs: parseDuration('FOLLOW_EVERY', str(env, 'FOLLOW_EVERY', '60s'), 1000),
     store: parseStoreConfig(env),

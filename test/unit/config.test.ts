@@ -125,6 +125,15 @@ describe('workers and the shared budget', () => {
   });
 });
 
+describe('LOAD_WORKERS', () => {
+  it('is unset by default (sized from the cores), 0 turns the pool off', () => {
+    expect(loadConfig({}).loadWorkers).toBeUndefined();
+    expect(loadConfig({ LOAD_WORKERS: '0' }).loadWorkers).toBe(0);
+    expect(loadConfig({ LOAD_WORKERS: '6' }).loadWorkers).toBe(6);
+    expect(() => loadConfig({ LOAD_WORKERS: '-1' })).toThrow(/^LOAD_WORKERS /);
+  });
+});
+
 describe('LOAD_CONCURRENCY', () => {
   it('is left to the cluster unless set, and refuses anything but a count from 1', () => {
     expect(loadConfig({}).loadConcurrency).toBeUndefined();
