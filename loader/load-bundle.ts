@@ -184,8 +184,13 @@ export async function loadBundle(source: string, options: LoadOptions): Promise<
   return withLoadLock(client, prefix, { signal, onWait }, (signal) => loadLocked(bundle, { ...options, signal }, started));
 }
 
+/**
+ * The load once it holds the lock, step by step: plan each index against the live generation →
+ * load the files → read the small documents → check every index → write the generation
+ * document and swap it in. Any failure deletes what the load built.
+ */
 async function loadLocked(bundle: Bundle, options: LoadOptions, started: number): Promise<LoadSummary> {
-  const { client, prefix, dataDir, cycleStarts, force = false, replicas = 0, keep = 2, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
+  const { client, prefix, dataDir, cycleStarts, force = false, keep = 2, progress = silentProgress } = options;
   const live = await liveGeneration(client, prefix);
   const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
   if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
@@ -195,10 +200,76 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
 
   const generation = newGenerationId(bundle.manifestSha256);
   const kept = await generationDocs(client, prefix);
-  const indexedAt = firstSeenInstant(kept);
-  const sequence = Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1;
-  // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
-  const exportDir = bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined;
+  const run: LoadRun = {
+    bundle,
+    options,
+    live,
+    generation,
+    schema,
+    indexedAt: firstSeenInstant(kept),
+    sequence: Math.max(0, ...kept.map((d) => d.sequence ?? 0)) + 1,
+    // A local bundle is copied for /v1/exports; a remote one is served from its store folder.
+    exportDir: bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined,
+    warnings: [],
+    used: new Set(),
+  };
+  try {
+    const plan = await planLoad(run);
+    const results = await loadFiles(run, plan);
+    const { catalog, ops } = await readDocuments(run);
+    const counts = await checkIndices(run, results);
+    if (run.exportDir) await copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes);
+    const doc = generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index))));
+    options.signal?.throwIfAborted();
+    const dropped = await makeLive(run, doc, keep);
+    for (const warning of run.warnings) progress.log(`warning: ${warning}`);
+    const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);
+    return {
+      status: 'loaded',
+      generation,
+      bundleId: bundle.bundleId,
+      files: loaded,
+      indices: results,
+      counts,
+      rows: loaded.reduce((sum, r) => sum + r.rows, 0),
+      seconds: (performance.now() - started) / 1000,
+      dropped: dropped.map((d) => d.generation),
+    };
+  } catch (error) {
+    // Nothing of a failed load may stay behind; the live generation was never touched.
+    await deleteGeneration(client, prefix, generation).catch(() => {});
+    if (run.exportDir) await removeExportDir(run.exportDir).catch(() => {});
+    throw error;
+  }
+}
+
+/** What the steps of one load share. */
+interface LoadRun {
+  bundle: Bundle;
+  options: LoadOptions;
+  live: GenerationDoc | undefined;
+  generation: string;
+  schema: string;
+  /** The first-seen instant of the rows this load adds. */
+  indexedAt: string;
+  sequence: number;
+  exportDir: string | undefined;
+  warnings: string[];
+  /** The bundle files some step read (the rest are verified and kept, not indexed). */
+  used: Set<string>;
+}
+
+interface LoadPlan {
+  planned: IndexPlan[];
+  plans: Map<string, IndexPlan>;
+  estimates: Map<string, ReuseEstimate>;
+  capacity: Awaited<ReturnType<typeof clusterCapacity>>;
+}
+
+/** Each index against the live generation: reuse, update or build (plan.ts), an update only where a sample of the file says it pays. */
+async function planLoad(run: LoadRun): Promise<LoadPlan> {
+  const { bundle, options, live, generation, schema } = run;
+  const { client, prefix, force = false, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
   const capacity = await clusterCapacity(client, (line) => progress.log(`warning: ${line}`));
   const planInput = {
     prefix,
@@ -222,171 +293,172 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     }),
   );
   const planned = planIndices({ ...planInput, estimates });
-  const plans = new Map(planned.map((p) => [p.name, p]));
-  const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
-  const slots = new Semaphore(inFlightBudget(capacity, flushBytes, options.concurrency));
   const described = (p: IndexPlan) => {
     const estimate = estimates.get(p.name);
     return `${p.name}: ${p.action}${estimate ? ` (~${Math.round(estimate.unchangedShare * 100)} % unchanged)` : ''}`;
   };
   progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation} (${planned.map(described).join(', ')})`);
-  const warnings: string[] = [];
-  const used = new Set<string>();
-  const stop = () => signal?.throwIfAborted();
+  return { planned, plans: new Map(planned.map((p) => [p.name, p])), estimates, capacity };
+}
+
+/** Builds, updates or reuses every index: files side by side, each after the indices its documents read, the longest chains first. */
+async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan): Promise<IndexResult[]> {
+  const { bundle, options, live, indexedAt, sequence, used } = run;
+  const { client, cycleStarts, signal, progress = silentProgress } = options;
+  const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
+  const slots = new Semaphore(inFlightBudget(capacity, flushBytes, options.concurrency));
   // Workers start only when a file large enough asks for one.
   const workers = poolSize(options.workers);
   const pool = workers > 0 ? new ParsePool(workers, cycleStarts) : undefined;
   const minPooled = options.workerMinBytes ?? POOL_MIN_FILE_BYTES;
-  try {
-    const context = loadContext(client, cycleStarts, plans);
-    /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
-    const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
-      signal.throwIfAborted();
-      const plan = plans.get(description.name)!;
-      const file = fileFor(bundle, description.files, '.jsonl');
-      if (plan.action === 'reuse') {
-        return { name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 };
-      }
-      if (!file) {
-        await createIndex(client, plan.index, description.mapping);
-        return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
-      }
-      const bar = progress.file(file.path, file.rowCount);
-      const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots, pool: file.sizeBytes >= minPooled ? pool : undefined };
-      const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
-      let result: IndexResult;
-      if (plan.action === 'update') {
-        const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from! });
-        result = { ...updated, name: plan.name, action: 'update', documents: updated.ids!.seal() };
-      } else {
-        await createIndex(client, plan.index, description.mapping, plan.shards);
-        result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
-      }
-      // Killmails read the relations of this generation with a search.
-      if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
-      const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
-      bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
-      return result;
-    };
-    for (const description of INDICES) {
-      const file = fileFor(bundle, description.files, '.jsonl');
-      if (file) used.add(file.path);
+  const context = loadContext(client, cycleStarts, plans);
+  /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
+  const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
+    signal.throwIfAborted();
+    const plan = plans.get(description.name)!;
+    const file = fileFor(bundle, description.files, '.jsonl');
+    if (plan.action === 'reuse') {
+      return { name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 };
     }
-    // Files load side by side, each after the indices its documents read; the longest chains first.
-    const sizeOf = (name: string) => plans.get(name)?.file?.sizeBytes ?? 0;
-    const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
-    const tasks = INDICES.map((description) => ({
-      name: description.name as string,
-      after: (description.dependsOn ?? []) as readonly string[],
-      priority: sizeOf(description.name) + dependents(description.name).reduce((n, d) => n + sizeOf(d.name), 0),
-      run: (signal: AbortSignal) => loadIndex(description, signal),
-    }));
-    const working = planned.filter((p) => p.action !== 'reuse' && p.file).length;
-    const byName = await runTasks(tasks, filesAtOnce(slots.size, working), signal);
-    const results: IndexResult[] = INDICES.map((d) => byName.get(d.name)!);
-    await pool?.close();
-
-    const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
-    used.add('catalog.json');
-    const ops: GenerationDoc['ops'] = {};
-    for (const [key, names] of Object.entries(OPS_DOCUMENTS)) {
-      const file = fileFor(bundle, names, '');
-      if (!file) {
-        warnings.push(`no ${names[0]} in this bundle`);
-        continue;
-      }
-      used.add(file.path);
-      ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file, signal);
+    if (!file) {
+      await createIndex(client, plan.index, description.mapping);
+      return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
     }
-    for (const file of bundle.files.values()) {
-      if (used.has(file.path)) continue;
-      warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
-      await verifyOnly(file, signal);
+    const bar = progress.file(file.path, file.rowCount);
+    const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots, pool: file.sizeBytes >= minPooled ? pool : undefined };
+    const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
+    let result: IndexResult;
+    if (plan.action === 'update') {
+      const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from! });
+      result = { ...updated, name: plan.name, action: 'update', documents: updated.ids!.seal() };
+    } else {
+      await createIndex(client, plan.index, description.mapping, plan.shards);
+      result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
     }
-    stop();
-
-    const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
-    await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`));
-    await setReplicas(client, results.filter((r) => r.action === 'reuse').map((r) => r.index), replicas);
-    const counts: Record<string, number> = {};
-    for (const result of results) {
-      if (result.action === 'reuse') {
-        counts[result.name] = result.documents ?? 0;
-        continue;
-      }
-      const documents = (await client.count({ index: result.index })).count;
-      // Every row was acknowledged (load-file checks it) and a repeated id replaces its row, so an
-      // index holds one document per distinct id: at most its rows, at least one when it has any;
-      // an updated one exactly the file's distinct ids.
-      const rows = result.rows ?? 0;
-      const wrong = result.action === 'update' ? documents !== result.documents : documents > rows || (rows > 0 && documents === 0);
-      if (wrong) throw new LoadError(`${result.index} holds ${documents} documents for ${rows} rows`);
-      result.documents = documents;
-      counts[result.name] = documents;
-    }
-
-    if (exportDir) await copyBundleFiles(exportDir, bundle.files.values(), bundle.manifestBytes);
-    const currentCycle = options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index)));
-    const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, gzip, stored }) => ({
-      path,
-      storedAs: gzip ? `${path}.gz` : path,
-      contentType,
-      sha256,
-      sizeBytes,
-      rowCount,
-      ...(bundle.exportBase ? { storedBytes: stored.size, etag: stored.etag } : {}),
-    }));
-    const doc: GenerationDoc = {
-      generation,
-      bundleId: bundle.bundleId,
-      manifestSha256: bundle.manifestSha256,
-      indices: Object.fromEntries(planned.map((p) => [p.name, p.index])),
-      contentKeys: Object.fromEntries(planned.map((p) => [p.name, p.key])),
-      schema,
-      generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
-      loadedAt: new Date().toISOString(),
-      indexedAt,
-      sequence,
-      publishedAt: toInstant(bundle.publishedAt)?.text,
-      source: bundle.source,
-      currentCycle,
-      ...(exportDir ? { exportDir } : { exportBase: bundle.exportBase, exportManifest: { storedBytes: bundle.manifestBytes.length, etag: bundle.manifestEtag } }),
-      counts,
-      files,
-      manifest: bundle.manifest,
-      catalog,
-      ops,
-      warnings,
-    };
-    stop();
-    await createMetaIndex(client, prefix, generation);
-    await client.index({ index: indexName(prefix, META_INDEX, generation), id: generation, document: doc, refresh: true });
-
-    await swapAliases(client, prefix, doc);
-    // The generation just replaced stays first in line for a rollback.
-    const dropped = await pruneGenerations(client, prefix, [generation, ...(live ? [live.generation] : [])], keep);
-    for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
-    for (const warning of warnings) progress.log(`warning: ${warning}`);
-    const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);
-    const rows = loaded.reduce((sum, r) => sum + r.rows, 0);
-    return {
-      status: 'loaded',
-      generation,
-      bundleId: bundle.bundleId,
-      files: loaded,
-      indices: results,
-      counts,
-      rows,
-      seconds: (performance.now() - started) / 1000,
-      dropped: dropped.map((d) => d.generation),
-    };
-  } catch (error) {
-    await pool?.close();
-    // Nothing of a failed load may stay behind; the live generation was never touched.
-    await deleteGeneration(client, prefix, generation).catch(() => {});
-    if (exportDir) await removeExportDir(exportDir).catch(() => {});
-    throw error;
+    // Killmails read the relations of this generation with a search.
+    if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
+    const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
+    bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
+    return result;
+  };
+  for (const description of INDICES) {
+    const file = fileFor(bundle, description.files, '.jsonl');
+    if (file) used.add(file.path);
   }
+  const sizeOf = (name: string) => plans.get(name)?.file?.sizeBytes ?? 0;
+  const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
+  const tasks = INDICES.map((description) => ({
+    name: description.name as string,
+    after: (description.dependsOn ?? []) as readonly string[],
+    priority: sizeOf(description.name) + dependents(description.name).reduce((n, d) => n + sizeOf(d.name), 0),
+    run: (signal: AbortSignal) => loadIndex(description, signal),
+  }));
+  const working = planned.filter((p) => p.action !== 'reuse' && p.file).length;
+  try {
+    const byName = await runTasks(tasks, filesAtOnce(slots.size, working), signal);
+    return INDICES.map((d) => byName.get(d.name)!);
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** The catalog and the ops documents, read whole and checked; any other file is verified and kept. */
+async function readDocuments(run: LoadRun): Promise<{ catalog: Record<string, unknown>; ops: GenerationDoc['ops'] }> {
+  const { bundle, options, warnings, used } = run;
+  const { signal } = options;
+  const catalog = await readDocument(bundle.files.get('catalog.json')!, signal);
+  used.add('catalog.json');
+  const ops: GenerationDoc['ops'] = {};
+  for (const [key, names] of Object.entries(OPS_DOCUMENTS)) {
+    const file = fileFor(bundle, names, '');
+    if (!file) {
+      warnings.push(`no ${names[0]} in this bundle`);
+      continue;
+    }
+    used.add(file.path);
+    ops[key as keyof typeof OPS_DOCUMENTS] = await readDocument(file, signal);
+  }
+  for (const file of bundle.files.values()) {
+    if (used.has(file.path)) continue;
+    warnings.push(`${file.path} is not a known bundle file: verified and kept, not indexed`);
+    await verifyOnly(file, signal);
+  }
+  signal?.throwIfAborted();
+  return { catalog, ops };
+}
+
+/**
+ * Readies the indices for search (replicas, refresh) and proves each holds one document per
+ * distinct id: every row was acknowledged (load-file checks it) and a repeated id replaces its
+ * row, so a built index holds at most its rows and at least one when it has any; an updated one
+ * exactly the file's distinct ids. Returns the documents per index.
+ */
+async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Record<string, number>> {
+  const { client, replicas = 0, progress = silentProgress } = run.options;
+  const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
+  await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`));
+  await setReplicas(client, results.filter((r) => r.action === 'reuse').map((r) => r.index), replicas);
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    if (result.action === 'reuse') {
+      counts[result.name] = result.documents ?? 0;
+      continue;
+    }
+    const documents = (await client.count({ index: result.index })).count;
+    const rows = result.rows ?? 0;
+    const wrong = result.action === 'update' ? documents !== result.documents : documents > rows || (rows > 0 && documents === 0);
+    if (wrong) throw new LoadError(`${result.index} holds ${documents} documents for ${rows} rows`);
+    result.documents = documents;
+    counts[result.name] = documents;
+  }
+  return counts;
+}
+
+/** The generation's document: what it serves, from which bundle, with its counts and small documents. */
+function generationDocument(run: LoadRun, planned: IndexPlan[], counts: Record<string, number>, catalog: Record<string, unknown>, ops: GenerationDoc['ops'], currentCycle: number): GenerationDoc {
+  const { bundle, generation, schema, indexedAt, sequence, exportDir, warnings } = run;
+  const files: GenerationFile[] = [...bundle.files.values()].map(({ path, contentType, sha256, sizeBytes, rowCount, gzip, stored }) => ({
+    path,
+    storedAs: gzip ? `${path}.gz` : path,
+    contentType,
+    sha256,
+    sizeBytes,
+    rowCount,
+    ...(bundle.exportBase ? { storedBytes: stored.size, etag: stored.etag } : {}),
+  }));
+  return {
+    generation,
+    bundleId: bundle.bundleId,
+    manifestSha256: bundle.manifestSha256,
+    indices: Object.fromEntries(planned.map((p) => [p.name, p.index])),
+    contentKeys: Object.fromEntries(planned.map((p) => [p.name, p.key])),
+    schema,
+    generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
+    loadedAt: new Date().toISOString(),
+    indexedAt,
+    sequence,
+    publishedAt: toInstant(bundle.publishedAt)?.text,
+    source: bundle.source,
+    currentCycle,
+    ...(exportDir ? { exportDir } : { exportBase: bundle.exportBase, exportManifest: { storedBytes: bundle.manifestBytes.length, etag: bundle.manifestEtag } }),
+    counts,
+    files,
+    manifest: bundle.manifest,
+    catalog,
+    ops,
+    warnings,
+  };
+}
+
+/** Writes the generation document, moves every alias to it in one call, and drops the generations no longer kept (the one replaced stays first in line for a rollback). */
+async function makeLive(run: LoadRun, doc: GenerationDoc, keep: number): Promise<GenerationDoc[]> {
+  const { client, prefix, dataDir } = run.options;
+  await createMetaIndex(client, prefix, run.generation);
+  await client.index({ index: indexName(prefix, META_INDEX, run.generation), id: run.generation, document: doc, refresh: true });
+  await swapAliases(client, prefix, doc);
+  const dropped = await pruneGenerations(client, prefix, [run.generation, ...(run.live ? [run.live.generation] : [])], keep);
+  for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
+  return dropped;
 }
 
 /** The manifest's highest cycle, else the highest cycle a document of the generation carries. */
