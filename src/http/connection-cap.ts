@@ -23,6 +23,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { type IdentityRules, clientIdentity } from './client-identity.ts';
+import { Tally } from './tally.ts';
 
 export interface ConnectionCap {
   /** Connections reset at accept since start. */
@@ -38,7 +39,7 @@ export function capConnections(server: Server, max: number, rules: IdentityRules
   if (listeners.length !== 1) throw new Error(`capConnections: expected the HTTP server's one 'connection' listener, found ${listeners.length}`);
   const attachParser = listeners[0] as (socket: Socket) => void;
   server.removeListener('connection', attachParser);
-  const open = new Map<string, number>();
+  const open = new Tally();
   let refused = 0;
   server.prependListener('connection', function gate(this: Server, socket: Socket) {
     const peer = socket.remoteAddress;
@@ -46,19 +47,14 @@ export function capConnections(server: Server, max: number, rules: IdentityRules
     if (peer === undefined) return attachParser.call(this, socket);
     const client = clientIdentity({ peer }, rules);
     if (rules.trusted(client.address)) return attachParser.call(this, socket);
-    const count = open.get(client.key) ?? 0;
-    if (count >= max) {
+    if (open.of(client.key) >= max) {
       refused += 1;
       socket.resetAndDestroy();
       return;
     }
-    open.set(client.key, count + 1);
-    socket.once('close', () => {
-      const left = open.get(client.key)! - 1;
-      if (left === 0) open.delete(client.key);
-      else open.set(client.key, left);
-    });
+    open.add(client.key);
+    socket.once('close', () => open.remove(client.key));
     attachParser.call(this, socket);
   });
-  return { refused: () => refused, open: () => open };
+  return { refused: () => refused, open: () => open.entries() };
 }

@@ -27,6 +27,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
+import { Tally } from '../http/tally.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
@@ -133,7 +134,7 @@ const HEARTBEAT = Buffer.from(':\n\n');
 export function createStreamHub(options: StreamHubOptions): StreamHub {
   const { search, cursorSecret, logger, perClient, max, bufferBytes, heartbeatMs = HEARTBEAT_MS, watchMs = WATCH_MS, stallMs = STALL_MS } = options;
   const streams = new Set<Stream>();
-  const perClientOpen = new Map<string, number>();
+  const perClientOpen = new Tally();
   const groups = new Map<string, Group>();
   let cut = 0;
   /** The generation the groups were last walked in (undefined while no stream is open). */
@@ -258,9 +259,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
 
   function leave(stream: Stream): void {
     if (!streams.delete(stream)) return;
-    const left = (perClientOpen.get(stream.client) ?? 1) - 1;
-    if (left > 0) perClientOpen.set(stream.client, left);
-    else perClientOpen.delete(stream.client);
+    perClientOpen.remove(stream.client);
     const group = groups.get(stream.feed.key);
     group?.streams.delete(stream);
     if (group?.streams.size === 0) groups.delete(stream.feed.key);
@@ -357,12 +356,11 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
   return {
     open({ client, feed, start, res }) {
       if (closed) throw ApiError.unavailable('The gateway is stopping.', 1);
-      const held = perClientOpen.get(client) ?? 0;
-      if (held >= perClient) throw ApiError.rateLimited(`This client already has ${perClient} streams open; close one, or retry later.`, 5);
+      if (perClientOpen.of(client) >= perClient) throw ApiError.rateLimited(`This client already has ${perClient} streams open; close one, or retry later.`, 5);
       if (streams.size >= max) throw ApiError.overloaded(5);
       const stream: Stream = { client, feed, res, position: start, joined: false, closed: false };
       streams.add(stream);
-      perClientOpen.set(client, held + 1);
+      perClientOpen.add(client);
       startWatching();
       res.once('close', () => {
         stream.closed = true;
@@ -377,7 +375,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         end(stream);
       });
     },
-    openOf: (client) => perClientOpen.get(client) ?? 0,
+    openOf: (client) => perClientOpen.of(client),
     stats: () => ({ open: streams.size, cut }),
     close() {
       closed = true;

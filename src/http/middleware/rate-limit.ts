@@ -24,6 +24,7 @@ import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import type { Points, Refused } from '../points.ts';
 import { type CostClass, refusedWhenSaturated, requestCost } from '../request-cost.ts';
+import { Tally } from '../tally.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -58,7 +59,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
   const { points } = options;
-  const downloads = new Map<string, number>();
+  const downloads = new Tally();
 
   return async (ctx, middleware) => {
     const client = clientIdentity(
@@ -83,19 +84,15 @@ export function rateLimit(options: RateLimitOptions): Middleware {
 
     if (cost.kind === 'download') {
       if (!exportConcurrency) return next();
-      const running = downloads.get(client.key) ?? 0;
+      const running = downloads.of(client.key);
       if (running >= exportConcurrency) {
         ctx.set('RateLimit', '"downloads";r=0');
         throw ApiError.rateLimited(`This client already has ${exportConcurrency} downloads in flight; retry when one has finished.`, 1);
       }
-      downloads.set(client.key, running + 1);
+      downloads.add(client.key);
       ctx.set('RateLimit', `"downloads";r=${exportConcurrency - running - 1}`);
       // `close` comes for every response, also one the client abandoned half way.
-      ctx.res.once('close', () => {
-        const left = (downloads.get(client.key) ?? 1) - 1;
-        if (left > 0) downloads.set(client.key, left);
-        else downloads.delete(client.key);
-      });
+      ctx.res.once('close', () => downloads.remove(client.key));
       return next();
     }
 
