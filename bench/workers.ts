@@ -16,7 +16,6 @@
  * worker (goal ≥ 0.8 × W while Elasticsearch has idle cores). The CPU costs are what
  * docs/capacity.md turns into a capacity model.
  */
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -26,6 +25,7 @@ import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { searchPath } from '../src/search/search-service.ts';
+import { workerPids } from '../test/support/gateway-process.ts';
 import { type Case, PREFIX, cases } from './http.ts';
 import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, esCpuMillis, mergesSettled, round, spawnGateway } from './support.ts';
 
@@ -75,8 +75,7 @@ export interface WorkersBenchResult {
 
 /** CPU seconds of a gateway: its primary and every worker (Linux: the primary's children). */
 async function gatewayCpuSeconds(pid: number): Promise<number> {
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
-  const each = await Promise.all([pid, ...children].map((p) => cpuSeconds(p).catch(() => 0)));
+  const each = await Promise.all([pid, ...(await workerPids(pid))].map((p) => cpuSeconds(p).catch(() => 0)));
   return each.reduce((a, b) => a + b, 0);
 }
 

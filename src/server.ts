@@ -110,8 +110,9 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const policy = policyField(config.rateLimit, config.exportConcurrency);
   const store = config.rateLimit && config.rateLimitStore ? await connectBudgetStore(config.rateLimitStore, logger) : undefined;
   const points = config.rateLimit && createPoints(config.rateLimit, policy!, createLimiter(config.rateLimit, { worker, store: store?.redis, namespace: config.indexPrefix }));
+  const rules = identityRules(config.trustedProxies, config.apiKeys);
   const earlyRefusal =
-    (config.rateLimit || admission) && createEarlyRefusal({ rules: identityRules(config.trustedProxies, config.apiKeys), meta, costOf: (path) => routeCost(router, path), admission, points, policy });
+    (config.rateLimit || admission) && createEarlyRefusal({ rules, meta, costOf: (path) => routeCost(router, path), admission, points, policy });
   metrics.observeEarlyRefusals(earlyRefusal);
   const app = createApp(deps, { admission, responseCache, earlyRefusal, points }, router);
   const handle = app.callback();
@@ -125,7 +126,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     }
   });
   // Before any other 'connection' listener: it gates the HTTP parser's.
-  if (config.maxConnectionsPerClient !== undefined) metrics.observeConnectionCap(capConnections(server, config.maxConnectionsPerClient, identityRules(config.trustedProxies, config.apiKeys)));
+  if (config.maxConnectionsPerClient !== undefined) metrics.observeConnectionCap(capConnections(server, config.maxConnectionsPerClient, rules));
   server.on('clientError', clientErrorHandler(meta, logger));
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

@@ -6,14 +6,13 @@
  * are distinct loopback addresses on fresh connections, which the primary hands to the workers
  * in turn.
  */
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { loadConfig } from '../../src/config.ts';
 import { COSTS } from '../../src/http/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type GatewayProcess, spawnGatewayProcess, stopsWithDownloadInFlight } from '../support/gateway-process.ts';
+import { type GatewayProcess, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
 import { getFrom } from '../support/loopback-client.ts';
 import { type RedisServer, redisServerInstalled, startRedisServer } from '../support/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
@@ -41,12 +40,6 @@ afterAll(async () => {
 
 const spawnWorkers = (env: Record<string, string> = {}) =>
   spawnGatewayProcess('src/server.ts', { ES_URL: proxy.url, INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, WORKERS: String(WORKERS), RATE_LIMIT, LOG_LEVEL: 'warn', ...env });
-
-/** The worker processes of a primary (Linux: the children its main thread started). */
-async function workerPids(primary: number): Promise<number[]> {
-  const children = await readFile(`/proc/${primary}/task/${primary}/children`, 'utf8').catch(() => '');
-  return children.trim().split(/\s+/).filter(Boolean).map(Number);
-}
 
 /** `count` GETs of `path` from `from`, each on a new connection; the statuses in order. */
 async function statuses(from: string, urls: string[]): Promise<number[]> {

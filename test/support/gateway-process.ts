@@ -44,6 +44,12 @@ export function spawnGatewayProcess(script: string, env: Record<string, string>,
   return { child, listening, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
+/** The worker processes of a gateway's primary (Linux: the children its main thread started); none once it is gone. */
+export async function workerPids(primary: number): Promise<number[]> {
+  const children = await readFile(`/proc/${primary}/task/${primary}/children`, 'utf8').catch(() => '');
+  return children.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 /** A raw connection; `closed` resolves when the server ends it. */
 export async function openSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { port, hostname } = new URL(url);
