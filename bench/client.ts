@@ -24,6 +24,7 @@ import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { toQuery } from '../src/query/list.ts';
 import { toEventListQuery } from '../src/query/timeline.ts';
+import { rowFields } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
 import { type Log, mean, round, rssMb, spawnGateway } from './support.ts';
 
@@ -66,7 +67,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 /** The direct limit: the gateway's query and sort walked with a point in time, pages of 1000, as a client would. */
-async function directScan(esUrl: string, index: string, body: { query: unknown; sort: unknown }): Promise<number> {
+async function directScan(esUrl: string, index: string, body: { query: unknown; sort: unknown; stored_fields?: unknown; docvalue_fields?: unknown }): Promise<number> {
   const post = async (url: string, payload: unknown) => {
     const response = await fetch(`${esUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
     if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
@@ -77,7 +78,7 @@ async function directScan(esUrl: string, index: string, body: { query: unknown; 
   let after: unknown[] | undefined;
   try {
     for (;;) {
-      const page = await post('/_search?filter_path=hits.hits._source.row,hits.hits.sort', { ...body, pit: { id, keep_alive: '1m' }, size: PAGE_ROWS, track_total_hits: false, ...(after && { search_after: after }) });
+      const page = await post('/_search?filter_path=hits.hits._source.row,hits.hits.fields.row,hits.hits.sort', { ...body, pit: { id, keep_alive: '1m' }, size: PAGE_ROWS, track_total_hits: false, ...(after && { search_after: after }) });
       const hits = page.hits?.hits ?? [];
       rows += hits.length;
       if (hits.length < PAGE_ROWS) return rows;
@@ -104,7 +105,7 @@ export async function benchClient(options: { client: Client; esUrl: string; conf
     const runs = { direct: [] as number[], ndjson: [] as number[], csv: [] as number[] };
     let downloaded = 0;
     for (let round_ = 0; round_ <= ROUNDS; round_ += 1) {
-      const d = await timed(() => directScan(esUrl, index, { query: toQuery(list), sort: list.sort }));
+      const d = await timed(() => directScan(esUrl, index, { query: toQuery(list), sort: list.sort, ...rowFields(live, 'events') }));
       const n = await timed(async () => countLines(await fetch(`${gateway.url}/v1/events?cycles=all&format=ndjson`)));
       const c = await timed(async () => countLines(await fetch(`${gateway.url}/v1/events?cycles=all&format=csv`)));
       if (n.value !== d.value || c.value !== d.value + 1) throw new Error(`download rows differ: direct ${d.value}, ndjson ${n.value}, csv ${c.value - 1}`);

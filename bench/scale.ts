@@ -18,10 +18,10 @@ import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import type { Config } from '../src/config.ts';
-import { indexName } from '../src/indices/generation.ts';
+import { type GenerationDoc, indexName } from '../src/indices/generation.ts';
 import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
-import { searchPath } from '../src/search/search-service.ts';
+import { rowFields, searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
 import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, mergesSettled, round, spawnGateway } from './support.ts';
 
@@ -120,9 +120,9 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
     direct: {
       path: searchPath(index),
       bodies: {
-        none: directBody(false, generation.currentCycle),
-        upTo100k: directBody(TIMELINE_COUNT_UP_TO, generation.currentCycle),
-        exact: directBody(true, generation.currentCycle),
+        none: directBody(false, generation),
+        upTo100k: directBody(TIMELINE_COUNT_UP_TO, generation),
+        exact: directBody(true, generation),
       },
     },
   };
@@ -132,8 +132,8 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
  * The body the gateway sends for the first page of `/v1/events` (default scope: the current
  * cycle and uncycled rows, a conjunction Elasticsearch must walk to count), counting as told.
  */
-function directBody(count: boolean | number, currentCycle: number): string {
-  return JSON.stringify(toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, currentCycle, { count }));
+function directBody(count: boolean | number, generation: GenerationDoc): string {
+  return JSON.stringify({ ...toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, generation.currentCycle, { count }), ...rowFields(generation, 'events') });
 }
 
 /**

@@ -16,7 +16,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { CycleStart } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
-import { type LoadContext, type Row, documentId } from '../src/indices/description.ts';
+import { type LoadContext, type Row, documentId, rowsInDocValues } from '../src/indices/description.ts';
 import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
 import { toInstant } from '../src/time/instant.ts';
 import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
@@ -78,6 +78,8 @@ export interface LoadOptions {
 /** One index of the load: what was done with it. */
 export interface IndexResult extends Partial<FileLoadResult> {
   name: string;
+  /** Seconds from the load's start to this file's start (files overlap). */
+  startedAt?: number;
   index: string;
   action: IndexAction;
   /** An update: rows that left the file and were deleted. */
@@ -89,7 +91,7 @@ export interface LoadSummary {
   generation: string;
   bundleId: string;
   /** Files read and indexed (built or updated). */
-  files: FileLoadResult[];
+  files: (FileLoadResult & { startedAt?: number })[];
   /** Every index and what was done with it. */
   indices: IndexResult[];
   counts: Record<string, number>;
@@ -97,6 +99,8 @@ export interface LoadSummary {
   seconds: number;
   /** Generations deleted after the swap. */
   dropped: string[];
+  /** Seconds each step took, in order (plan, files, documents, check, copy, live): where a load's time goes. */
+  steps: Record<string, number>;
 }
 
 /** Reads a small JSON document whole (catalog, ops), checking it against the manifest. */
@@ -195,7 +199,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
   if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
     progress.log(`bundle ${bundle.bundleId.slice(0, 12)} is already live as generation ${live.generation}; nothing to do (--force reloads)`);
-    return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], indices: [], counts: live.counts, rows: 0, seconds: 0, dropped: [] };
+    return { status: 'unchanged', generation: live.generation, bundleId: bundle.bundleId, files: [], indices: [], counts: live.counts, rows: 0, seconds: 0, dropped: [], steps: {} };
   }
 
   const generation = newGenerationId(bundle.manifestSha256);
@@ -213,15 +217,24 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     warnings: [],
     used: new Set(),
   };
+  const steps: Record<string, number> = {};
+  let stepStart = performance.now();
+  const step = async <T>(name: string, work: Promise<T>): Promise<T> => {
+    const value = await work;
+    const now = performance.now();
+    steps[name] = (now - stepStart) / 1000;
+    stepStart = now;
+    return value;
+  };
   try {
-    const plan = await planLoad(run);
-    const results = await loadFiles(run, plan);
-    const { catalog, ops } = await readDocuments(run);
-    const counts = await checkIndices(run, results);
-    if (run.exportDir) await copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes);
+    const plan = await step('plan', planLoad(run));
+    const results = await step('files', loadFiles(run, plan, started));
+    const { catalog, ops } = await step('documents', readDocuments(run));
+    const counts = await step('check', checkIndices(run, results));
+    if (run.exportDir) await step('copy', copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes));
     const doc = generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index))));
     options.signal?.throwIfAborted();
-    const dropped = await makeLive(run, doc, keep);
+    const dropped = await step('live', makeLive(run, doc, keep));
     for (const warning of run.warnings) progress.log(`warning: ${warning}`);
     const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);
     return {
@@ -234,6 +247,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
       rows: loaded.reduce((sum, r) => sum + r.rows, 0),
       seconds: (performance.now() - started) / 1000,
       dropped: dropped.map((d) => d.generation),
+      steps,
     };
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
@@ -302,7 +316,7 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
 }
 
 /** Builds, updates or reuses every index: files side by side, each after the indices its documents read, the longest chains first. */
-async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan): Promise<IndexResult[]> {
+async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, loadStarted: number): Promise<IndexResult[]> {
   const { bundle, options, live, indexedAt, sequence, used } = run;
   const { client, cycleStarts, signal, progress = silentProgress } = options;
   const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
@@ -315,6 +329,7 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan): 
   /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
   const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
     signal.throwIfAborted();
+    const startedAt = (performance.now() - loadStarted) / 1000;
     const plan = plans.get(description.name)!;
     const file = fileFor(bundle, description.files, '.jsonl');
     if (plan.action === 'reuse') {
@@ -339,7 +354,7 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan): 
     if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
     const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
     bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
-    return result;
+    return { ...result, startedAt };
   };
   for (const description of INDICES) {
     const file = fileFor(bundle, description.files, '.jsonl');
@@ -432,6 +447,7 @@ function generationDocument(run: LoadRun, planned: IndexPlan[], counts: Record<s
     manifestSha256: bundle.manifestSha256,
     indices: Object.fromEntries(planned.map((p) => [p.name, p.index])),
     contentKeys: Object.fromEntries(planned.map((p) => [p.name, p.key])),
+    docValueRows: INDICES.filter((d) => rowsInDocValues(d.mapping)).map((d) => d.name),
     schema,
     generatedAt: toInstant(bundle.manifest.generatedAt)?.text,
     loadedAt: new Date().toISOString(),

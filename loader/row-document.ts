@@ -5,7 +5,7 @@
  * both write the very same documents.
  */
 import { hash } from 'node:crypto';
-import { FIRST_SEEN, type IndexDescription, type LoadContext, ROW_HASH, RowError, documentId, toBulkLines } from '../src/indices/description.ts';
+import { FIRST_SEEN, type IndexDescription, type LoadContext, ROW_HASH, RowError, documentId, rowsInDocValues, toBulkLines } from '../src/indices/description.ts';
 import { LoadError } from './errors.ts';
 
 /**
@@ -60,5 +60,5 @@ export function bulkLines(built: BuiltRow, bytes: Buffer, line: number, rowHash:
   fields[ROW_HASH] = rowHash;
   if (description.firstSeen === true) fields[FIRST_SEEN] = firstSeen;
   const action = `{"index":{"_id":${JSON.stringify(documentId(built.doc.id))},"version":${versionBase + line},"version_type":"external"}}\n`;
-  return toBulkLines(action, fields, row, bytes, row === built.record, description.keepsLine);
+  return toBulkLines(action, fields, row, bytes, row === built.record, description.keepsLine, rowsInDocValues(description.mapping));
 }

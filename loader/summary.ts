@@ -6,11 +6,12 @@ export function formatSummary(summary: LoadSummary): string {
   const lines = [`loaded generation ${summary.generation} (bundle ${summary.bundleId.slice(0, 16)})`];
   for (const f of summary.files) {
     const rate = f.seconds > 0 ? Math.round(f.rows / f.seconds) : f.rows;
-    lines.push(`  ${f.file.padEnd(26)} ${String(f.rows).padStart(10)} rows ${String(f.documents ?? '').padStart(10)} docs ${f.seconds.toFixed(1).padStart(7)} s ${String(rate).padStart(8)} rows/s  peak RSS ${f.peakRssMb} MB`);
+    lines.push(`  ${f.file.padEnd(26)} ${String(f.rows).padStart(10)} rows ${String(f.documents ?? '').padStart(10)} docs ${f.seconds.toFixed(1).padStart(7)} s ${String(rate).padStart(8)} rows/s  from ${(f.startedAt ?? 0).toFixed(1).padStart(5)} s  peak RSS ${f.peakRssMb} MB`);
   }
   const rate = summary.seconds > 0 ? Math.round(summary.rows / summary.seconds) : summary.rows;
   const rssMb = Math.round(process.resourceUsage().maxRSS / 1024);
   lines.push(`  total ${summary.rows} rows in ${summary.seconds.toFixed(1)} s: ${rate} rows/s, peak RSS ${rssMb} MB`);
+  lines.push(`  steps: ${Object.entries(summary.steps).map(([name, s]) => `${name} ${s.toFixed(1)} s`).join(', ')}`);
   if (summary.dropped.length) lines.push(`  dropped generations: ${summary.dropped.join(', ')}`);
   return lines.join('\n');
 }

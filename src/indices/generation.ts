@@ -73,6 +73,12 @@ export interface GenerationDoc {
   /** Index name → what its documents were built from (see loader/plan.ts): equal keys, equal documents. */
   contentKeys?: Record<string, string>;
   /**
+   * Indices whose rows this generation keeps as doc values (`rowsInDocValues`); the others keep
+   * them in `_source`. Read per generation, not from the running code's mappings: a gateway
+   * upgraded before the next load still reads the generation live as it was written.
+   */
+  docValueRows?: string[];
+  /**
    * The instant this load made rows visible: new events and killmails carry it as `indexedAt`,
    * rows seen by an earlier load keep theirs. Nanosecond UTC text.
    */

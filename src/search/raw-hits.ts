@@ -5,16 +5,19 @@
  * (events) only to serialize them again was most of the gateway's time on those routes. This
  * walks the response's structure — objects, arrays, strings with their escapes — and keeps
  * the byte ranges of `hits.hits[]._source.row` and `hits.hits[]._source.sort`, whatever the key
- * order (rows are cut rather than walked where that is sure: see `rawHits`). It validates only as
+ * order (rows are cut rather than walked where that is sure: see `rawHits`); a row kept as doc
+ * values (`hits.hits[].fields.row[0]`, base64: see `rowsInDocValues`) is decoded. It validates only as
  * much structure as it walks: the bytes come from Elasticsearch, and anything it cannot walk is
  * an error, never a partial page.
  */
+
+import { ROW } from '../indices/description.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 export interface RawHit {
-  /** The `_source.row` value, as sent. */
+  /** The `_source.row` value as sent, or the row's doc-values bytes decoded. */
   row: Buffer;
   /** The `sort` array, as sent (parse it when a cursor needs it). */
   sort: Buffer | undefined;
@@ -169,6 +172,18 @@ export function rawHits(buf: Buffer): RawPage {
   return walkPage(buf, text, false);
 }
 
+/** The bytes of a doc-values row: `fields` as `{"row":["<base64>"]}` (a base64 string holds no escapes). */
+function docValuesRow(text: Text, at: number, found: (row: Buffer) => void): number {
+  return walkObject(text, at, (field, from) => {
+    if (field !== ROW) return endOfValue(text, from);
+    return walkArray(text, from, (start) => {
+      const end = endOfString(text, start);
+      found(Buffer.from(text.slice(start + 1, end - 1), 'base64'));
+      return end;
+    });
+  });
+}
+
 /** How a cut hit's `_source` starts: the row, an object, its only field. */
 const SOURCE_HEAD = '{"row":{';
 
@@ -180,9 +195,10 @@ const SOURCE_HEAD = '{"row":{';
 export function walkPage(buf: Buffer, text: Text, cutRows: boolean): RawPage {
   const found: RawHit[] = [];
   const cutHit = (start: number): number => {
-    let row: [number, number] | undefined;
+    let row: [number, number] | Buffer | undefined;
     let sort: [number, number] | undefined;
     const end = walkObject(text, start, (key, at) => {
+      if (key === 'fields') return docValuesRow(text, at, (bytes) => (row = bytes));
       if (key === '_source') {
         if (!text.startsWith(SOURCE_HEAD, at)) throw new RawHitsError(`not a cut hit at ${at}`);
         const from = at + SOURCE_HEAD.length - 1;
@@ -196,13 +212,14 @@ export function walkPage(buf: Buffer, text: Text, cutRows: boolean): RawPage {
       return to;
     });
     if (!row || !sort) throw new RawHitsError(`not a cut hit at ${start}`);
-    found.push({ row: buf.subarray(row[0], row[1]), sort: buf.subarray(sort[0], sort[1]) });
+    found.push({ row: Buffer.isBuffer(row) ? row : buf.subarray(row[0], row[1]), sort: buf.subarray(sort[0], sort[1]) });
     return end;
   };
   const hit = (start: number): number => {
-    let row: [number, number] | undefined;
+    let row: [number, number] | Buffer | undefined;
     let sort: [number, number] | undefined;
     const end = walkObject(text, start, (key, at) => {
+      if (key === 'fields') return docValuesRow(text, at, (bytes) => (row = bytes));
       if (key === '_source') {
         return walkObject(text, at, (field, from) => {
           const to = endOfValue(text, from);
@@ -214,8 +231,8 @@ export function walkPage(buf: Buffer, text: Text, cutRows: boolean): RawPage {
       if (key === 'sort') sort = [at, to];
       return to;
     });
-    if (!row) throw new RawHitsError('a hit without _source.row');
-    found.push({ row: buf.subarray(row[0], row[1]), sort: sort && buf.subarray(sort[0], sort[1]) });
+    if (!row) throw new RawHitsError('a hit without _source.row or fields.row');
+    found.push({ row: Buffer.isBuffer(row) ? row : buf.subarray(row[0], row[1]), sort: sort && buf.subarray(sort[0], sort[1]) });
     return end;
   };
   let total: TotalHits | undefined;

@@ -11,7 +11,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
-import { documentId } from '../indices/description.ts';
+import { ROW, type Row, documentId } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import type { Count } from '../query/cursor.ts';
@@ -79,6 +79,24 @@ const LIST_PARAMETERS = { request_cache: true } as const;
 /** The request path of a list search on a concrete index (the benchmark sends the same request directly). */
 export function searchPath(index: string): string {
   return `/${index}/_search?request_cache=${LIST_PARAMETERS.request_cache}`;
+}
+
+/**
+ * What a search of `index` in `generation` asks for to get its rows (the benchmarks send the same
+ * directly). Where the generation keeps an index's rows as doc values (`docValueRows`), every
+ * read asks for the row field and no stored fields, and the parsed reads below turn a hit's row
+ * back into the `{ row }` a `_source` would have been, so callers read every index alike.
+ */
+export function rowFields(generation: Pick<GenerationDoc, 'docValueRows'>, index: IndexName): Pick<estypes.SearchRequest, 'stored_fields' | 'docvalue_fields'> {
+  return generation.docValueRows?.includes(index) ? { stored_fields: '_none_', docvalue_fields: [ROW] } : {};
+}
+
+type Hit = { _source?: unknown; fields?: Record<string, unknown> };
+
+/** A doc-values hit's row as the `{ row }` source other indices store. */
+function sourceOfRow(hit: Hit): { row: Row } | undefined {
+  const value = (hit.fields?.[ROW] as string[] | undefined)?.[0];
+  return value === undefined ? undefined : { row: JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Row };
 }
 
 /** Counts of queries as pages read them: keys hold generation, index and query, so a swap needs no clearing. */
@@ -182,6 +200,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   function readerOf(generation: GenerationDoc, live: boolean): Reader {
     const name = (index: IndexName) => concreteIndex(prefix, generation, index);
+    const inDocValues = (index: IndexName) => generation.docValueRows?.includes(index) ?? false;
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
     async function searchOn<T>(index: IndexName, call: () => Promise<T>): Promise<T> {
       try {
@@ -191,24 +210,50 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         throw error;
       }
     }
+    /** Hits of an index whose rows are doc values, by id (a search: doc values have no realtime get; a served generation is refreshed). */
+    async function byIds(index: IndexName, ids: string[], storedFields: string[] | '_none_'): Promise<Hit[]> {
+      const response = await timed(index, () =>
+        client.search({ index: name(index), size: ids.length, track_total_hits: false, query: { ids: { values: ids.map(documentId) } }, stored_fields: storedFields, docvalue_fields: [ROW] }),
+      );
+      return response.hits.hits as Hit[];
+    }
     return {
       generation,
-      search: (index, body) => searchOn(index, () => client.search({ ...body, index: name(index) })),
-      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, index: name(index), ...LIST_PARAMETERS })),
+      async search<T>(index: IndexName, body: SearchBody) {
+        if (!inDocValues(index) || body._source === false || body.size === 0) return searchOn(index, () => client.search<T>({ ...body, index: name(index) }));
+        const response = await searchOn(index, () => client.search<T>({ ...body, index: name(index), stored_fields: '_none_', docvalue_fields: [...(body.docvalue_fields ?? []), ROW] }));
+        for (const hit of response.hits.hits) hit._source = sourceOfRow(hit) as T;
+        return response;
+      },
+      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, ...rowFields(generation, index), index: name(index), ...LIST_PARAMETERS })),
       knownCount: (index, query, upTo) => counts.get(countKey(generation.generation, index, query, upTo)),
       rememberCount: (index, query, upTo, count) => void counts.set(countKey(generation.generation, index, query, upTo), count),
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
+        if (inDocValues(index)) {
+          const found = new Map((await byIds(index, ids, '_none_')).flatMap((hit) => {
+            const source = sourceOfRow(hit);
+            return source ? [[String(source.row.id), source as T] as const] : [];
+          }));
+          return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
+        }
         const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
         return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source] : []));
       },
       async getWithOriginal<T>(index: IndexName, id: string) {
-        const response = await timed(index, () =>
-          client.get<T>({ index: name(index), id: documentId(id), stored_fields: ['original'], _source: true }, { ignore: [404] }),
-        );
-        const stored = (response.fields?.original as string[] | undefined)?.[0];
-        if (!response.found || !response._source || stored === undefined) return undefined;
-        return { source: response._source, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
+        let hit: Hit | undefined;
+        if (inDocValues(index)) {
+          [hit] = await byIds(index, [id], ['original']);
+          if (hit) hit._source = sourceOfRow(hit);
+        } else {
+          const response = await timed(index, () =>
+            client.get<T>({ index: name(index), id: documentId(id), stored_fields: ['original'], _source: true }, { ignore: [404] }),
+          );
+          if (response.found) hit = response;
+        }
+        const stored = (hit?.fields?.original as string[] | undefined)?.[0];
+        if (!hit?._source || stored === undefined) return undefined;
+        return { source: hit._source as T, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
       async *scan(index, body, { pageSize, countUpTo }) {
@@ -216,7 +261,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         try {
           let after: unknown[] | undefined;
           for (let first = true; ; first = false) {
-            const request = { ...body, pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, ...(after && { search_after: after }) };
+            const request = { ...body, ...rowFields(generation, index), pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, ...(after && { search_after: after }) };
             const page = await searchOn(index, () => searchRaw(request));
             yield page;
             if (page.hits.length < pageSize) return;

@@ -24,6 +24,7 @@ import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
 import { toInstant } from '../../src/time/instant.ts';
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { storedRows } from '../support/stored-rows.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
 const prefix = uniquePrefix('incremental');
@@ -51,14 +52,14 @@ async function generation(id: string): Promise<GenerationDoc> {
 
 /** Every document of an index: its row and its first-seen instant, by id. */
 async function documents(index: string): Promise<Map<string, { row: BundleRow; indexedAt: string }>> {
-  const response = await client.search<{ row: BundleRow }>({
+  const hits = await storedRows(client, {
     index,
     size: 10_000,
     docvalue_fields: [{ field: 'indexedAt', format: 'strict_date_optional_time_nanos' }],
   });
   // Instants as normalized nanosecond text (doc values drop trailing zeros).
   const instant = (value: unknown) => toInstant(value)?.text ?? String(value);
-  return new Map(response.hits.hits.map((hit) => [hit._source!.row.id, { row: hit._source!.row, indexedAt: instant(hit.fields?.indexedAt?.[0]) }]));
+  return new Map(hits.map((hit) => [String(hit.row.id), { row: hit.row as BundleRow, indexedAt: instant(hit.fields.indexedAt?.[0]) }]));
 }
 
 async function indexExists(index: string): Promise<boolean> {

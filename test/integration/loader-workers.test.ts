@@ -18,6 +18,7 @@ import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';
 import { IDENTITY, distinctIds } from '../support/bundle-counts.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { storedRows } from '../support/stored-rows.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
 const prefix = uniquePrefix('workers-load');
@@ -62,11 +63,9 @@ describe('a load through the parse pool', () => {
     const last = new Map<string, unknown>();
     for await (const { row } of readRows(bundle, 'events.jsonl')) last.set(String(row.id), row);
     const sample = [...last.keys()].filter((_, i) => i % 7 === 0).slice(0, 200);
-    const found = await client.mget<{ row: unknown }>({ index: aliasName(prefix, 'events'), ids: sample });
-    for (const doc of found.docs) {
-      expect('found' in doc && doc.found, doc._id).toBe(true);
-      expect((doc as { _source?: { row: unknown } })._source?.row).toEqual(last.get(doc._id!));
-    }
+    const found = await storedRows(client, { index: aliasName(prefix, 'events'), size: sample.length, query: { ids: { values: sample } } });
+    expect(found.length).toBe(sample.length);
+    for (const { row } of found) expect(row).toEqual(last.get(String(row.id)));
   });
 
   it('keeps first-seen instants of the live generation on a forced reload', async () => {

@@ -1,12 +1,13 @@
 /**
- * Rows passed through as bytes: what `rawHits` cuts out of a search response must be exactly
- * what a JSON parser reads there, for rows full of the characters that trip scanners (quotes,
+ * Rows passed through as bytes: what `rawHits` cuts out of a search response (or decodes from
+ * doc values) must be exactly what a JSON parser reads there, for rows full of the characters that trip scanners (quotes,
  * backslashes, braces inside strings, every script), and the envelope around them must parse
  * to what `toEnvelope` would have sent.
  */
 import { describe, expect, it } from 'vitest';
 import { createMeta, toEnvelope, toRawEnvelope } from '../../src/http/envelope.ts';
 import { RawHitsError, rawHits, walkPage } from '../../src/search/raw-hits.ts';
+import { rowFields } from '../../src/search/search-service.ts';
 
 const TRICKY = [
   'plain',
@@ -43,6 +44,18 @@ describe('rawHits', () => {
     const { hits } = rawHits(buf);
     expect(hits.map((h) => h.row.toString())).toEqual(['"text"', '[1,{"a":"]"}]', '-1.5e10']);
     expect(hits.map((h) => h.sort?.toString())).toEqual(['[1]', undefined, undefined]);
+  });
+
+  it('decodes rows kept as doc values (fields.row, base64), cut or walked, beside other fields', () => {
+    const rows = TRICKY.map((text, i) => ({ id: `r${i}`, text, n: i }));
+    const sorts = rows.map((_, i) => [`2026-06-30T04:41:4${i}.000Z`, `event:${i}`]);
+    const hits = rows.map((row, i) => ({ _index: 'events-1', _score: null, fields: { other: ['x'], row: [Buffer.from(JSON.stringify(row)).toString('base64')] }, sort: sorts[i] }));
+    const buf = Buffer.from(JSON.stringify({ took: 1, hits: { max_score: null, hits } }));
+    for (const page of [rawHits(buf), walkPage(buf, buf.toString('latin1'), false)]) {
+      expect(page.hits.map((h) => JSON.parse(h.row.toString('utf8')))).toEqual(rows);
+      expect(page.hits.map((h) => JSON.parse(h.sort!.toString('utf8')))).toEqual(sorts);
+    }
+    expect(() => rawHits(Buffer.from('{"hits":{"hits":[{"fields":{"other":["x"]},"sort":[1]}]}}'))).toThrow(RawHitsError);
   });
 
   it('reads an empty page (filter_path leaves {} when nothing matched)', () => {
@@ -123,5 +136,14 @@ describe('raw envelope', () => {
       expect(bytes.toString('utf8')).toBe(JSON.stringify(toEnvelope(rows, meta, cursor)));
     }
     expect(toRawEnvelope([], meta).toString()).toBe(JSON.stringify(toEnvelope([], meta)));
+  });
+});
+
+describe('rowFields', () => {
+  it('asks for doc-values rows only of the indices the generation says keep them so', () => {
+    expect(rowFields({ docValueRows: ['events', 'killmails'] }, 'events')).toEqual({ stored_fields: '_none_', docvalue_fields: ['row'] });
+    expect(rowFields({ docValueRows: ['events', 'killmails'] }, 'entities')).toEqual({});
+    // A generation written before rows moved to doc values keeps them in _source.
+    expect(rowFields({}, 'events')).toEqual({});
   });
 });

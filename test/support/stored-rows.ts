@@ -1,0 +1,21 @@
+/**
+ * The rows an index holds, read straight from Elasticsearch whichever way its mapping keeps them
+ * (`_source.row`, or base64 doc values: `rowsInDocValues`): tests compare them with the bundle's
+ * lines without going through the gateway.
+ */
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { ROW } from '../../src/indices/description.ts';
+
+export type StoredHit = { row: Record<string, unknown>; fields: Record<string, unknown[]> };
+
+/** The hits of a search, each with its row; `docvalue_fields` asked are kept in `fields`. */
+export async function storedRows(client: Client, request: estypes.SearchRequest): Promise<StoredHit[]> {
+  const response = await client.search<{ row?: Record<string, unknown> }>({ ...request, docvalue_fields: [...(request.docvalue_fields ?? []), ROW] });
+  return response.hits.hits.map((hit) => {
+    const fields = (hit.fields ?? {}) as Record<string, unknown[]>;
+    const encoded = fields[ROW]?.[0];
+    const row = hit._source?.row ?? (typeof encoded === 'string' ? JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) : undefined);
+    if (!row) throw new Error(`a hit of ${hit._index} without its row`);
+    return { row, fields };
+  });
+}
