@@ -31,6 +31,7 @@ import { cors } from './http/middleware/cors.ts';
 import { errorHandler } from './http/middleware/errors.ts';
 import { observeRequests } from './http/middleware/observe.ts';
 import { policyField, rateLimit } from './http/middleware/rate-limit.ts';
+import type { Holds } from './http/holds.ts';
 import { type Points, createLimiter, createPoints } from './http/points.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { requestPath } from './http/middleware/request-path.ts';
@@ -58,6 +59,8 @@ export interface AppLimits {
   earlyRefusal?: EarlyRefusal;
   /** The points budget, shared with the refusals before Koa (default: one in this process's memory). */
   points?: Points;
+  /** Where a client's downloads in flight are counted (default: in this process). */
+  holds?: Holds;
 }
 
 export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRouter = createRouter(deps)): Koa<AppState> {
@@ -82,6 +85,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRo
       costOf: (path) => routeCost(router, path),
       onRefused: limits.earlyRefusal?.block,
       admission: limits.admission,
+      holds: limits.holds,
       points: limits.points ?? (config.rateLimit && createPoints(config.rateLimit, policyField(config.rateLimit, config.exportConcurrency)!, createLimiter(config.rateLimit, { worker: false, namespace: config.indexPrefix }))),
     }),
   );

@@ -14,8 +14,10 @@ import { identityRules } from './http/client-identity.ts';
 import { capConnections } from './http/connection-cap.ts';
 import { createEarlyRefusal } from './http/early-refusal.ts';
 import { policyField } from './http/middleware/rate-limit.ts';
+import { localHolds } from './http/holds.ts';
 import { createLimiter, createPoints } from './http/points.ts';
 import { connectBudgetStore } from './http/budget-store.ts';
+import { clusterHolds } from './workers/holds.ts';
 import { clusterScrape } from './workers/metrics.ts';
 import { tellPrimary } from './workers/messages.ts';
 import { runPrimary } from './workers/primary.ts';
@@ -95,10 +97,13 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   metrics.observeCache(responseCache);
   if (worker) metrics.scrapeFrom(clusterScrape(metrics.registry, metrics.shared));
   let closing = false;
+  // A client's downloads and streams are counted for the whole gateway: by the primary when there are workers.
+  const holds = worker ? clusterHolds() : localHolds();
   const streams = createStreamHub({
     search,
     cursorSecret: config.cursorSecret,
     logger,
+    holds,
     perClient: config.streamsPerClient,
     max: share(config.streamsMax),
     bufferBytes: config.streamBufferBytes,
@@ -114,7 +119,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const earlyRefusal =
     (config.rateLimit || admission) && createEarlyRefusal({ rules, meta, costOf: (path) => routeCost(router, path), admission, points, policy });
   metrics.observeEarlyRefusals(earlyRefusal);
-  const app = createApp(deps, { admission, responseCache, earlyRefusal, points }, router);
+  const app = createApp(deps, { admission, responseCache, earlyRefusal, points, holds }, router);
   const handle = app.callback();
   const server = createServer((request, response) => {
     const early = earlyRefusal ? earlyRefusal.handle(request, response) : false;

@@ -72,7 +72,7 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
   const rules = identityRules(config.trustedProxies, config.apiKeys);
 
   /** Opens the stream of `feed` after the client's resume point (its last id, else `since_indexed`, else now). */
-  function open(ctx: AppContext, feed: Feed, sinceIndexed: TimeBound | undefined): void {
+  async function open(ctx: AppContext, feed: Feed, sinceIndexed: TimeBound | undefined): Promise<void> {
     const lastId = ctx.get(RESUME_HEADER).trim();
     const start: Position | undefined = lastId ? decodeResumeToken(lastId, feed.index, config.cursorSecret) : sinceIndexed && { indexedAt: sinceIndexed.at };
     ctx.set('Cache-Control', 'no-store');
@@ -86,14 +86,15 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
       rules,
     ).key;
     // Beside the points budget the rate limit reports: this client's streams.
-    const held = hub.openOf(client);
     const policy = ctx.response.get('RateLimit-Policy');
     const field = ctx.response.get('RateLimit');
     ctx.set('RateLimit-Policy', `${policy ? `${policy}, ` : ''}"streams";q=${config.streamsPerClient};qu="concurrent-requests"`);
-    ctx.set('RateLimit', `${field ? `${field}, ` : ''}"streams";r=${Math.max(0, config.streamsPerClient - held - 1)}`);
+    const remaining = (r: number) => ctx.set('RateLimit', `${field ? `${field}, ` : ''}"streams";r=${r}`);
+    // What a refusal answers; an admitted stream says what it leaves.
+    remaining(0);
+    await hub.open({ client, feed, start, res: ctx.res, admitted: (held) => remaining(Math.max(0, config.streamsPerClient - held - 1)) });
     // Logged and timed as a 200 (Koa would count a response it did not write as a 404).
     ctx.status = 200;
-    hub.open({ client, feed, start, res: ctx.res });
     // The hub answers from here on: Koa neither writes nor compresses a body.
     ctx.respond = false;
   }
@@ -109,7 +110,7 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
       key: cursorScope('/v1/killmails/stream', bind),
       query: (after, currentCycle) => toKillmailListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
     };
-    open(ctx, feed, sinceIndexed);
+    return open(ctx, feed, sinceIndexed);
   });
 
   route(router, '/v1/events/stream', { ...common, summary: 'Chain events as they become visible (Server-Sent Events)', query: EVENT_FILTERS, answer: { kind: 'stream', data: ref('Event') } }, (ctx, params) => {
@@ -120,6 +121,6 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
       key: cursorScope('/v1/events/stream', bind),
       query: (after, currentCycle) => toEventListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
     };
-    open(ctx, feed, sinceIndexed);
+    return open(ctx, feed, sinceIndexed);
   });
 }

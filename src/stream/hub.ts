@@ -27,7 +27,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
-import { Tally } from '../http/tally.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
@@ -35,6 +34,7 @@ import type { TimeBound } from '../query/time-range.ts';
 import type { RawPage } from '../search/raw-hits.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
 import { runAs, UNADMITTED } from '../search/admission.ts';
+import { type Holds, localHolds } from '../http/holds.ts';
 import { type Position, encodeResumeToken, isAfter, rowPosition, searchAfter } from './resume-token.ts';
 
 /** Rows read per search of a walk: the bytes one page holds in memory, shared by the streams it is written to. */
@@ -49,6 +49,8 @@ export const STALL_MS = 10_000;
 const WALKS_AT_ONCE = 4;
 /** What EventSource waits before reconnecting (the field `retry:`). */
 const RETRY_MS = 1000;
+/** What a client holds while a stream is open (src/workers/holds.ts). */
+const STREAMS = 'streams';
 
 /** What a stream reads: its index, the key of its filters, and its list query after a bound. */
 export interface Feed {
@@ -66,6 +68,8 @@ export interface OpenRequest {
   /** Where the stream starts: after this position; undefined: from now (the live generation). */
   start: Position | undefined;
   res: ServerResponse;
+  /** Called once the stream is admitted, before its head is written, with the streams the client held before it. */
+  admitted?(held: number): void;
 }
 
 export interface StreamStats {
@@ -76,12 +80,11 @@ export interface StreamStats {
 
 export interface StreamHub {
   /**
-   * Answers `res` as an event stream: throws (before any byte is written) a 429 when the client
-   * has its cap of streams open, a 503 `overloaded` at the process's cap.
+   * Answers `res` as an event stream: rejects (before any byte is written) with a 429 when the
+   * client has its cap of streams open (across the gateway's workers: `holds`), a 503
+   * `overloaded` at the process's cap.
    */
-  open(request: OpenRequest): void;
-  /** Open streams of a client. */
-  openOf(client: string): number;
+  open(request: OpenRequest): Promise<void>;
   stats(): StreamStats;
   /** Ends every stream and stops watching (shutdown). */
   close(): void;
@@ -91,8 +94,10 @@ export interface StreamHubOptions {
   search: SearchService;
   cursorSecret: string;
   logger: Logger;
-  /** Open streams one client may hold in this process. */
+  /** Open streams one client may hold in the whole gateway. */
   perClient: number;
+  /** Where a client's open streams are counted (default: in this process; with workers, the primary's: src/workers/holds.ts). */
+  holds?: Holds;
   /** Open streams in this process. */
   max: number;
   /** Unsent bytes past which a stream is cut. */
@@ -132,9 +137,8 @@ const sinceBound = (instant: string): TimeBound => ({ at: instant, onNanosecond:
 const HEARTBEAT = Buffer.from(':\n\n');
 
 export function createStreamHub(options: StreamHubOptions): StreamHub {
-  const { search, cursorSecret, logger, perClient, max, bufferBytes, heartbeatMs = HEARTBEAT_MS, watchMs = WATCH_MS, stallMs = STALL_MS } = options;
+  const { search, cursorSecret, logger, perClient, max, bufferBytes, heartbeatMs = HEARTBEAT_MS, watchMs = WATCH_MS, stallMs = STALL_MS, holds = localHolds() } = options;
   const streams = new Set<Stream>();
-  const perClientOpen = new Tally();
   const groups = new Map<string, Group>();
   let cut = 0;
   /** The generation the groups were last walked in (undefined while no stream is open). */
@@ -259,7 +263,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
 
   function leave(stream: Stream): void {
     if (!streams.delete(stream)) return;
-    perClientOpen.remove(stream.client);
+    holds.give(STREAMS, stream.client);
     const group = groups.get(stream.feed.key);
     group?.streams.delete(stream);
     if (group?.streams.size === 0) groups.delete(stream.feed.key);
@@ -354,13 +358,19 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
   }
 
   return {
-    open({ client, feed, start, res }) {
+    async open({ client, feed, start, res, admitted }) {
       if (closed) throw ApiError.unavailable('The gateway is stopping.', 1);
-      if (perClientOpen.of(client) >= perClient) throw ApiError.rateLimited(`This client already has ${perClient} streams open; close one, or retry later.`, 5);
       if (streams.size >= max) throw ApiError.overloaded(5);
+      const held = await holds.take(STREAMS, client, perClient);
+      if (held === undefined) throw ApiError.rateLimited(`This client already has ${perClient} streams open; close one, or retry later.`, 5);
+      // Checked again: the hub may have closed, or filled, while the hold was asked for.
+      if (closed || streams.size >= max) {
+        holds.give(STREAMS, client);
+        throw closed ? ApiError.unavailable('The gateway is stopping.', 1) : ApiError.overloaded(5);
+      }
       const stream: Stream = { client, feed, res, position: start, joined: false, closed: false };
       streams.add(stream);
-      perClientOpen.add(client);
+      admitted?.(held);
       startWatching();
       res.once('close', () => {
         stream.closed = true;
@@ -375,7 +385,6 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         end(stream);
       });
     },
-    openOf: (client) => perClientOpen.of(client),
     stats: () => ({ open: streams.size, cut }),
     close() {
       closed = true;

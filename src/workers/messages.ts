@@ -15,7 +15,13 @@ type Scraping =
   | { type: 'collected'; id: number; metrics?: unknown[]; error?: string }
   | { type: 'scraped'; id: number; body?: string; error?: string };
 
-export type GatewayMessage = (Started | Scraping) & { channel: typeof CHANNEL };
+/** What clients hold across workers (./holds.ts): a worker takes one (answered `taken`, `held` undefined when refused) and gives it back. */
+type Holding =
+  | { type: 'take'; id: number; kind: string; key: string; limit: number }
+  | { type: 'taken'; id: number; held?: number }
+  | { type: 'give'; kind: string; key: string };
+
+export type GatewayMessage = (Started | Scraping | Holding) & { channel: typeof CHANNEL };
 
 /** Whether an IPC message is one of ours (either direction). */
 export function isGatewayMessage(message: unknown): message is GatewayMessage {

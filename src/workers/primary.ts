@@ -2,7 +2,8 @@
  * The primary of `WORKERS=<n>`: forks n gateway processes that share one port (node:cluster,
  * which hands each accepted connection to the workers in turn) and serves no request itself. It
  * holds what must be one for the whole gateway: the rate limit's counters (rate-limiter-flexible's
- * cluster master, src/http/points.ts) and the sum of the workers' metrics (./metrics.ts).
+ * cluster master, src/http/points.ts), each client's downloads and streams (./holds.ts) and the
+ * sum of the workers' metrics (./metrics.ts).
  *
  * - A worker that dies is forked again in its place (same `WORKER_INDEX`, so the same share of
  *   the machine's totals), after a backoff that grows with the crashes of the last minute; at
@@ -16,6 +17,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
+import { serveClusterHolds } from './holds.ts';
 import { serveClusterMetrics } from './metrics.ts';
 import { isGatewayMessage } from './messages.ts';
 
@@ -43,6 +45,7 @@ export function runPrimary(config: Readonly<Config>, esUrl: string, options: Pri
   cluster.setupPrimary({ exec: WORKER_SCRIPT, args: [] });
   new RateLimiterClusterMaster();
   serveClusterMetrics();
+  serveClusterHolds();
 
   const indexOf = new Map<Worker, number>();
   const crashes: number[] = [];

@@ -190,7 +190,7 @@ describe('event streams', () => {
     // A response whose client never takes a byte.
     const stalled = Object.assign(new Writable({ highWaterMark: 1024, write: () => {} }), { writeHead: () => {}, socket: undefined }) as unknown as ServerResponse;
     const bind = { environment: 'stillness', scope: { kind: 'all' } as const, sort: 'indexedAt:asc' as const };
-    hub.open({ client: 'ip:test', start: { indexedAt: INSTANT_MIN }, res: stalled, feed: { index: 'events', key: 'all', query: (sinceIndexed, cycle) => toEventListQuery({ ...bind, sinceIndexed }, cycle) } });
+    await hub.open({ client: 'ip:test', start: { indexedAt: INSTANT_MIN }, res: stalled, feed: { index: 'events', key: 'all', query: (sinceIndexed, cycle) => toEventListQuery({ ...bind, sinceIndexed }, cycle) } });
     expect(hub.stats().open).toBe(1);
     await new Promise<void>((resolve) => stalled.once('close', resolve));
     expect(hub.stats()).toEqual({ open: 0, cut: 1 });

@@ -13,7 +13,7 @@ import { COSTS } from '../../src/http/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type GatewayProcess, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
-import { getFrom } from '../support/loopback-client.ts';
+import { getFrom, holdFrom } from '../support/loopback-client.ts';
 import { type RedisServer, redisServerInstalled, startRedisServer } from '../support/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
@@ -21,6 +21,7 @@ import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 const RATE_LIMIT = '1/20';
 const BUDGET = 20;
 const WORKERS = 4;
+const STREAMS_PER_CLIENT = 2;
 
 let gw: TestGateway;
 let proxy: TcpProxy;
@@ -59,7 +60,7 @@ describe('WORKERS=4', () => {
   let url: string;
 
   beforeAll(async () => {
-    gateway = spawnWorkers();
+    gateway = spawnWorkers({ STREAMS_PER_CLIENT: String(STREAMS_PER_CLIENT) });
     url = await gateway.listening;
   }, 120_000);
 
@@ -77,6 +78,24 @@ describe('WORKERS=4', () => {
     const answered = await statuses('127.0.0.2', list);
     expect(tally(answered, 200)).toBe(Math.floor(BUDGET / COSTS.list));
     expect(tally(answered, 429)).toBe(list.length - Math.floor(BUDGET / COSTS.list));
+  });
+
+  it("caps a client's open streams across the workers: STREAMS_PER_CLIENT in all, not 4 times that, given back as they close", async () => {
+    const from = '127.0.0.7';
+    const open = async () => holdFrom(from, `${url}/v1/killmails/stream`);
+    // Fresh connections go to the workers in turn: four streams land on four workers.
+    const first = [];
+    for (let i = 0; i < WORKERS; i += 1) first.push(await open());
+    const allowed = Array.from({ length: WORKERS }, (_, i) => (i < STREAMS_PER_CLIENT ? 200 : 429));
+    expect(first.map((s) => s.status)).toEqual(allowed);
+    for (const stream of first) stream.close();
+    // The primary hears of each close: the client may open as many again (each stream costs
+    // points too, within the budget here).
+    await sleep(500);
+    const again = [];
+    for (let i = 0; i < STREAMS_PER_CLIENT; i += 1) again.push(await open());
+    expect(again.map((s) => s.status)).toEqual(allowed.slice(0, STREAMS_PER_CLIENT));
+    for (const stream of again) stream.close();
   });
 
   it('answers /metrics for the whole gateway: request counters summed over workers, row counts as one process reads them', async () => {

@@ -34,3 +34,15 @@ export function remaining(answer: Answer): { r: number; t: number } | undefined 
   const match = /"default";r=(\d+);t=(\d+)/.exec(String(answer.headers.ratelimit ?? ''));
   return match ? { r: Number(match[1]), t: Number(match[2]) } : undefined;
 }
+
+/** A GET from `from` whose response is left open once its head arrived (a stream, a download): its status and a way to close it. */
+export function holdFrom(from: string, url: string): Promise<{ status: number; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { localAddress: from, agent: false }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode!, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

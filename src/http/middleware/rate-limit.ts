@@ -24,7 +24,7 @@ import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import type { Points, Refused } from '../points.ts';
 import { type CostClass, refusedWhenSaturated, requestCost } from '../request-cost.ts';
-import { Tally } from '../tally.ts';
+import { type Holds, localHolds } from '../holds.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -44,7 +44,12 @@ export interface RateLimitOptions {
   admission?: Admission;
   /** The points budget (undefined: `RATE_LIMIT=off`), shared with the refusals before Koa. */
   points?: Points;
+  /** Where a client's downloads in flight are counted (default: in this process; with workers, the primary's). */
+  holds?: Holds;
 }
+
+/** What a client holds while a download is in flight (../holds.ts). */
+const DOWNLOADS = 'downloads';
 
 /** The `RateLimit-Policy` value of a configuration (draft-11 structured list), or undefined when nothing is limited. */
 export function policyField(rateLimit: RateLimit | undefined, exportConcurrency: number | undefined): string | undefined {
@@ -58,8 +63,7 @@ export function policyField(rateLimit: RateLimit | undefined, exportConcurrency:
 export function rateLimit(options: RateLimitOptions): Middleware {
   const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
-  const { points } = options;
-  const downloads = new Tally();
+  const { points, holds = localHolds() } = options;
 
   return async (ctx, middleware) => {
     const client = clientIdentity(
@@ -84,15 +88,14 @@ export function rateLimit(options: RateLimitOptions): Middleware {
 
     if (cost.kind === 'download') {
       if (!exportConcurrency) return next();
-      const running = downloads.of(client.key);
-      if (running >= exportConcurrency) {
+      const running = await holds.take(DOWNLOADS, client.key, exportConcurrency);
+      if (running === undefined) {
         ctx.set('RateLimit', '"downloads";r=0');
         throw ApiError.rateLimited(`This client already has ${exportConcurrency} downloads in flight; retry when one has finished.`, 1);
       }
-      downloads.add(client.key);
       ctx.set('RateLimit', `"downloads";r=${exportConcurrency - running - 1}`);
       // `close` comes for every response, also one the client abandoned half way.
-      ctx.res.once('close', () => downloads.remove(client.key));
+      ctx.res.once('close', () => holds.give(DOWNLOADS, client.key));
       return next();
     }
 
