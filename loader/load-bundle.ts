@@ -6,9 +6,8 @@
  * update pays, from a sample of each file's lines: reuse-estimate.ts) → build and update what
  * changed, streaming each file and checking hashes and counts, a few files side by side (each
  * after the indices its documents read) under one budget of bulk requests in flight sized from
- * the cluster's write threads (write-capacity.ts), each index finished (replicas, refresh, flush,
- * write block) as soon as its file is in; reused indices are not even read → check the small
- * JSON documents → prove each new index holds one document per distinct id → keep an immutable copy of
+ * the cluster's write threads (write-capacity.ts); reused indices are not even read → check the small JSON documents → finish the new indices (replicas, refresh,
+ * write block) and prove each holds one document per distinct id → keep an immutable copy of
  * the files → write the generation document → move all aliases in one call → keep the live
  * generation and the newest others up to `keep`, drop the rest and every index no kept
  * generation reads. Any failure — or an abort (SIGTERM) — deletes what this load built; the
@@ -319,7 +318,7 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
 /** Builds, updates or reuses every index: files side by side, each after the indices its documents read, the longest chains first. */
 async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, loadStarted: number): Promise<IndexResult[]> {
   const { bundle, options, live, indexedAt, sequence, used } = run;
-  const { client, cycleStarts, signal, replicas = 0, progress = silentProgress } = options;
+  const { client, cycleStarts, signal, progress = silentProgress } = options;
   const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
   const slots = new Semaphore(inFlightBudget(capacity, flushBytes, options.concurrency));
   // Workers start only when a file large enough asks for one.
@@ -338,7 +337,6 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
     }
     if (!file) {
       await createIndex(client, plan.index, description.mapping);
-      await finishIndices(client, [plan.index], replicas, (line) => progress.log(`warning: ${line}`));
       return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
     }
     const bar = progress.file(file.path, file.rowCount);
@@ -352,10 +350,8 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
       await createIndex(client, plan.index, description.mapping, plan.shards);
       result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
     }
-    // Finished (replicas, refresh, flush, write block) as soon as it is loaded, while other files
-    // still load, rather than all at the end; killmails read the relations of this generation
-    // with a search, which the refresh makes possible.
-    await finishIndices(client, [plan.index], replicas, (line) => progress.log(`warning: ${line}`));
+    // Killmails read the relations of this generation with a search.
+    if (description.name === 'relations') await client.indices.refresh({ index: plan.index });
     const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
     bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
     return { ...result, startedAt };
@@ -407,13 +403,15 @@ async function readDocuments(run: LoadRun): Promise<{ catalog: Record<string, un
 }
 
 /**
- * Proves each index (finished by its file's task) holds one document per distinct id: every row
- * was acknowledged (load-file checks it) and a repeated id replaces its row, so a built index
- * holds at most its rows and at least one when it has any; an updated one exactly the file's
- * distinct ids. Reused indices take the replica count asked. Returns the documents per index.
+ * Readies the indices for search (replicas, refresh) and proves each holds one document per
+ * distinct id: every row was acknowledged (load-file checks it) and a repeated id replaces its
+ * row, so a built index holds at most its rows and at least one when it has any; an updated one
+ * exactly the file's distinct ids. Returns the documents per index.
  */
 async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Record<string, number>> {
-  const { client, replicas = 0 } = run.options;
+  const { client, replicas = 0, progress = silentProgress } = run.options;
+  const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
+  await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`));
   await setReplicas(client, results.filter((r) => r.action === 'reuse').map((r) => r.index), replicas);
   const counts: Record<string, number> = {};
   for (const result of results) {
