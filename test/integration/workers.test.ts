@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.ts';
 import { COSTS } from '../../src/http/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type GatewayProcess, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
+import { type GatewayProcess, pidsServing, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
 import { getFrom, holdFrom } from '../support/loopback-client.ts';
 import { type RedisServer, redisServerInstalled, startRedisServer } from '../support/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
@@ -96,6 +96,23 @@ describe('WORKERS=4', () => {
     for (let i = 0; i < STREAMS_PER_CLIENT; i += 1) again.push(await open());
     expect(again.map((s) => s.status)).toEqual(allowed.slice(0, STREAMS_PER_CLIENT));
     for (const stream of again) stream.close();
+  });
+
+  it('forgets the streams of a worker that dies: its client may open them again', async () => {
+    const from = '127.0.0.8';
+    const open = async () => holdFrom(from, `${url}/v1/killmails/stream`);
+    const held = [];
+    for (let i = 0; i < STREAMS_PER_CLIENT; i += 1) held.push(await open());
+    expect(held.map((s) => s.status)).toEqual(Array(STREAMS_PER_CLIENT).fill(200));
+    expect((await open()).status).toBe(429);
+    // The worker serving one of them dies without a word to the primary.
+    const [serving] = await pidsServing(await workerPids(gateway.child.pid!), from);
+    expect(serving).toBeDefined();
+    process.kill(serving!, 'SIGKILL');
+    await sleep(500);
+    const reopened = await open();
+    expect(reopened.status).toBe(200);
+    for (const stream of [...held, reopened]) stream.close();
   });
 
   it('answers /metrics for the whole gateway: request counters summed over workers, row counts as one process reads them', async () => {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, readlink } from 'node:fs/promises';
 import { type Socket, connect } from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -48,6 +48,26 @@ export function spawnGatewayProcess(script: string, env: Record<string, string>,
 export async function workerPids(primary: number): Promise<number[]> {
   const children = await readFile(`/proc/${primary}/task/${primary}/children`, 'utf8').catch(() => '');
   return children.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** The processes among `pids` that hold a TCP connection from the IPv4 address `client` (read from /proc: its sockets and /proc/net/tcp). */
+export async function pidsServing(pids: number[], client: string): Promise<number[]> {
+  // /proc/net/tcp: "sl local rem st … inode"; addresses as little-endian hex with the port.
+  const hex = client.split('.').map((n) => Number(n).toString(16).padStart(2, '0').toUpperCase()).reverse().join('');
+  const table = await readFile('/proc/net/tcp', 'utf8');
+  const inodes = new Set(table.split('\n').slice(1).map((line) => line.trim().split(/\s+/)).filter((f) => f[2]?.startsWith(`${hex}:`)).map((f) => f[9]));
+  const serving: number[] = [];
+  for (const pid of pids) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+      if (inodes.has(/^socket:\[(\d+)\]$/.exec(target)?.[1])) {
+        serving.push(pid);
+        break;
+      }
+    }
+  }
+  return serving;
 }
 
 /** A raw connection; `closed` resolves when the server ends it. */
