@@ -24,7 +24,7 @@ import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { toQuery } from '../src/query/list.ts';
 import { toEventListQuery } from '../src/query/timeline.ts';
-import { rowFields } from '../src/search/search-service.ts';
+import { rowRequest } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
 import { type Log, mean, round, rssMb, spawnGateway } from './support.ts';
 
@@ -105,7 +105,7 @@ export async function benchClient(options: { client: Client; esUrl: string; conf
     const runs = { direct: [] as number[], ndjson: [] as number[], csv: [] as number[] };
     let downloaded = 0;
     for (let round_ = 0; round_ <= ROUNDS; round_ += 1) {
-      const d = await timed(() => directScan(esUrl, index, { query: toQuery(list), sort: list.sort, ...rowFields(live, 'events') }));
+      const d = await timed(() => directScan(esUrl, index, rowRequest(live, 'events', { query: toQuery(list), sort: list.sort })));
       const n = await timed(async () => countLines(await fetch(`${gateway.url}/v1/events?cycles=all&format=ndjson`)));
       const c = await timed(async () => countLines(await fetch(`${gateway.url}/v1/events?cycles=all&format=csv`)));
       if (n.value !== d.value || c.value !== d.value + 1) throw new Error(`download rows differ: direct ${d.value}, ndjson ${n.value}, csv ${c.value - 1}`);

@@ -37,7 +37,7 @@ import { toEntityListBody } from '../src/query/entities.ts';
 import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
-import { rowFields, searchPath } from '../src/search/search-service.ts';
+import { rowRequest, searchPath } from '../src/search/search-service.ts';
 import { GATEWAY_ENV, type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
 
 export const PREFIX = 'bench-http';
@@ -136,7 +136,7 @@ export async function benchHttp(options: { client: Client; esUrl: string; config
   const live = (await liveGeneration(client, PREFIX))!;
   const all = await cases(dir, live.currentCycle);
   // Each case's direct requests, in the order the stack hop numbers them (`/hop/<n>`).
-  const directs = all.map((c) => c.bodies.map((b) => ({ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST' as const, body: JSON.stringify({ ...b, ...rowFields(live, c.index) }) })));
+  const directs = all.map((c) => c.bodies.map((b) => ({ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST' as const, body: JSON.stringify(rowRequest(live, c.index, b)) })));
   const work = await mkdtemp(path.join(tmpdir(), 'bench-stack-hop-'));
   await writeFile(path.join(work, 'requests.json'), JSON.stringify(directs.flat()));
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off' });

@@ -21,7 +21,7 @@ import type { Config } from '../src/config.ts';
 import { type GenerationDoc, indexName } from '../src/indices/generation.ts';
 import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
-import { rowFields, searchPath } from '../src/search/search-service.ts';
+import { rowRequest, searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
 import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, mergesSettled, round, spawnGateway } from './support.ts';
 
@@ -133,7 +133,7 @@ async function loadSize(client: Client, esUrl: string, config: Readonly<Config>,
  * cycle and uncycled rows, a conjunction Elasticsearch must walk to count), counting as told.
  */
 function directBody(count: boolean | number, generation: GenerationDoc): string {
-  return JSON.stringify({ ...toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, generation.currentCycle, { count }), ...rowFields(generation, 'events') });
+  return JSON.stringify(rowRequest(generation, 'events', toEventListBody({ environment: 'stillness', scope: { kind: 'default' }, limit: LIMIT }, generation.currentCycle, { count })));
 }
 
 /**

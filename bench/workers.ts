@@ -24,7 +24,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
-import { rowFields, searchPath } from '../src/search/search-service.ts';
+import { rowRequest, searchPath } from '../src/search/search-service.ts';
 import { workerPids } from '../test/support/gateway-process.ts';
 import { type Case, PREFIX, cases } from './http.ts';
 import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, esCpuMillis, mergesSettled, round, spawnGateway } from './support.ts';
@@ -95,7 +95,7 @@ export async function benchWorkers(options: { client: Client; esUrl: string; con
   await mergesSettled(client, log);
   const live = (await liveGeneration(client, PREFIX))!;
   const all = (await cases(dir, live.currentCycle)).filter((c) => ROUTES.test(c.route));
-  const direct = (c: Case): Target => ({ url: esUrl, requests: c.bodies.map((b) => ({ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST' as const, body: JSON.stringify({ ...b, ...rowFields(live, c.index) }) })) });
+  const direct = (c: Case): Target => ({ url: esUrl, requests: c.bodies.map((b) => ({ path: searchPath(concreteIndex(PREFIX, live, c.index)), method: 'POST' as const, body: JSON.stringify(rowRequest(live, c.index, b)) })) });
 
   /** Drives `target`, reading the gateway's and Elasticsearch's CPU around it. */
   const costed = async (pid: number | undefined, target: Target, connections: number) => {

@@ -7,11 +7,10 @@
  * beside it. Where `row` is kept says its mapping:
  * - an object Elasticsearch stores but does not index, the only field of the stored `_source`
  *   (mapping `_source.includes`): reads return it without source filtering, which measurably
- *   costs Elasticsearch CPU on every hit; what realtime gets and suggesters need;
+ *   costs Elasticsearch CPU on every hit;
  * - the row's bytes as binary doc values, with no `_source` at all (`rowsInDocValues`): a hit
- *   then costs Elasticsearch no stored-fields block to decompress — on 2 cores the first page of
- *   killmails 3.4 → 1.3 ms of its CPU, events 1.7 → 1.0 — for the large timeline indices,
- *   which only searches read.
+ *   then costs Elasticsearch no stored fields to read, most of what a page cost it (docs/design.md,
+ *   *Where `row` is kept*), for the indices whose pages are read most.
  * Rows never fail a load because a field changed type, and unknown fields survive without
  * being mapped.
  */
@@ -42,6 +41,13 @@ export const ROW = 'row';
 /** Whether an index keeps its rows as binary doc values (read with `docvalue_fields`, base64) rather than in `_source`. */
 export function rowsInDocValues(mapping: MappingFile): boolean {
   return (mapping.mappings.properties[ROW] as { type?: string } | undefined)?.type === 'binary';
+}
+
+/** A hit's (or a suggestion option's) row, wherever its index keeps it: `_source.row`, or the base64 doc value `fields.row`. */
+export function rowOfHit(hit: { _source?: unknown; fields?: Record<string, unknown> }): Row | undefined {
+  const value = (hit.fields?.[ROW] as unknown[] | undefined)?.[0];
+  if (typeof value === 'string') return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Row;
+  return (hit._source as { row?: Row } | undefined)?.row;
 }
 
 /** One sort clause; `format` makes `date_nanos` sort values strings (exact in JSON). */

@@ -11,7 +11,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
-import { ROW, type Row, documentId } from '../indices/description.ts';
+import { ROW, type Row, documentId, rowOfHit } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import type { Count } from '../query/cursor.ts';
@@ -82,21 +82,25 @@ export function searchPath(index: string): string {
 }
 
 /**
- * What a search of `index` in `generation` asks for to get its rows (the benchmarks send the same
- * directly). Where the generation keeps an index's rows as doc values (`docValueRows`), every
- * read asks for the row field and no stored fields, and the parsed reads below turn a hit's row
- * back into the `{ row }` a `_source` would have been, so callers read every index alike.
+ * The search the reader sends for `body` on `index` of `generation` (the benchmarks send the same
+ * directly). Where the generation keeps the index's rows as doc values (`docValueRows`), a search
+ * that returns rows — its hits, or its suggestions' options — asks for the row field and no
+ * stored fields, and a `filter_path` naming `_source.row` names `fields.row` instead; the parsed
+ * reads below turn such a row back into the `{ row }` a `_source` would have been, so callers read
+ * every index alike.
  */
-export function rowFields(generation: Pick<GenerationDoc, 'docValueRows'>, index: IndexName): Pick<estypes.SearchRequest, 'stored_fields' | 'docvalue_fields'> {
-  return generation.docValueRows?.includes(index) ? { stored_fields: '_none_', docvalue_fields: [ROW] } : {};
+export function rowRequest<B extends SearchBody>(generation: Pick<GenerationDoc, 'docValueRows'>, index: IndexName, body: B): B {
+  const returnsRows = body._source !== false && (body.size !== 0 || body.suggest !== undefined);
+  if (!returnsRows || !generation.docValueRows?.includes(index)) return body;
+  const filterPath = typeof body.filter_path === 'string' ? { filter_path: body.filter_path.replaceAll('_source.row', `fields.${ROW}`) } : {};
+  return { ...body, stored_fields: '_none_', docvalue_fields: [...(body.docvalue_fields ?? []), ROW], ...filterPath };
 }
 
 type Hit = { _source?: unknown; fields?: Record<string, unknown> };
 
-/** A doc-values hit's row as the `{ row }` source other indices store. */
-function sourceOfRow(hit: Hit): { row: Row } | undefined {
-  const value = (hit.fields?.[ROW] as string[] | undefined)?.[0];
-  return value === undefined ? undefined : { row: JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Row };
+/** A doc-values hit's row as the `{ row }` source other indices store (left as it is without one). */
+function withSource(hit: Hit): void {
+  if (hit.fields?.[ROW] !== undefined) hit._source = { row: rowOfHit(hit) };
 }
 
 /** Counts of queries as pages read them: keys hold generation, index and query, so a swap needs no clearing. */
@@ -220,19 +224,22 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return {
       generation,
       async search<T>(index: IndexName, body: SearchBody) {
-        if (!inDocValues(index) || body._source === false || body.size === 0) return searchOn(index, () => client.search<T>({ ...body, index: name(index) }));
-        const response = await searchOn(index, () => client.search<T>({ ...body, index: name(index), stored_fields: '_none_', docvalue_fields: [...(body.docvalue_fields ?? []), ROW] }));
-        for (const hit of response.hits.hits) hit._source = sourceOfRow(hit) as T;
+        const response = await searchOn(index, () => client.search<T>({ ...rowRequest(generation, index, body), index: name(index) }));
+        if (inDocValues(index)) {
+          for (const hit of response.hits?.hits ?? []) withSource(hit);
+          for (const suggestions of Object.values(response.suggest ?? {})) for (const { options } of suggestions) for (const option of [options].flat()) withSource(option as Hit);
+        }
         return response;
       },
-      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...body, ...rowFields(generation, index), index: name(index), ...LIST_PARAMETERS })),
+      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...rowRequest(generation, index, body), index: name(index), ...LIST_PARAMETERS })),
       knownCount: (index, query, upTo) => counts.get(countKey(generation.generation, index, query, upTo)),
       rememberCount: (index, query, upTo, count) => void counts.set(countKey(generation.generation, index, query, upTo), count),
       async getMany<T>(index: IndexName, ids: string[]) {
         if (ids.length === 0) return [];
         if (inDocValues(index)) {
           const found = new Map((await byIds(index, ids, '_none_')).flatMap((hit) => {
-            const source = sourceOfRow(hit);
+            withSource(hit);
+            const source = hit._source as { row: Row } | undefined;
             return source ? [[String(source.row.id), source as T] as const] : [];
           }));
           return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
@@ -244,7 +251,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         let hit: Hit | undefined;
         if (inDocValues(index)) {
           [hit] = await byIds(index, [id], ['original']);
-          if (hit) hit._source = sourceOfRow(hit);
+          if (hit) withSource(hit);
         } else {
           const response = await timed(index, () =>
             client.get<T>({ index: name(index), id: documentId(id), stored_fields: ['original'], _source: true }, { ignore: [404] }),
@@ -261,7 +268,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         try {
           let after: unknown[] | undefined;
           for (let first = true; ; first = false) {
-            const request = { ...body, ...rowFields(generation, index), pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, ...(after && { search_after: after }) };
+            const request = rowRequest(generation, index, { ...body, pit: { id, keep_alive: PIT_KEEP_ALIVE }, size: pageSize, track_total_hits: first ? countUpTo : false, ...(after && { search_after: after }) });
             const page = await searchOn(index, () => searchRaw(request));
             yield page;
             if (page.hits.length < pageSize) return;

@@ -19,6 +19,7 @@ import { aliasName } from '../../src/indices/generation.ts';
 import { LoadError } from '../../loader/errors.ts';
 import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { storedRows } from '../support/stored-rows.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
 
@@ -99,8 +100,8 @@ describe('loading a bundle', () => {
     for await (const { row } of readRows(bundleA, 'entities.jsonl')) {
       const known = new Set(['id', 'slug', 'entityType', 'name', 'displayName', 'summary', 'environment', 'cycle', 'updatedAt']);
       if (Object.keys(row).every((k) => known.has(k))) continue;
-      const hit = await client.search<{ row: unknown }>({ index: aliasName(prefix, 'entities'), query: { term: { id: row.id } } });
-      expect(hit.hits.hits[0]?._source?.row).toEqual(row);
+      const [hit] = await storedRows(client, { index: aliasName(prefix, 'entities'), query: { term: { id: row.id } } });
+      expect(hit?.row).toEqual(row);
       checked += 1;
     }
     expect(checked).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
  * lines without going through the gateway.
  */
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ROW } from '../../src/indices/description.ts';
+import { ROW, rowOfHit } from '../../src/indices/description.ts';
 
 export type StoredHit = { row: Record<string, unknown>; fields: Record<string, unknown[]> };
 
@@ -13,8 +13,7 @@ export async function storedRows(client: Client, request: estypes.SearchRequest)
   const response = await client.search<{ row?: Record<string, unknown> }>({ ...request, docvalue_fields: [...(request.docvalue_fields ?? []), ROW] });
   return response.hits.hits.map((hit) => {
     const fields = (hit.fields ?? {}) as Record<string, unknown[]>;
-    const encoded = fields[ROW]?.[0];
-    const row = hit._source?.row ?? (typeof encoded === 'string' ? JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) : undefined);
+    const row = rowOfHit(hit);
     if (!row) throw new Error(`a hit of ${hit._index} without its row`);
     return { row, fields };
   });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMeta, toEnvelope, toRawEnvelope } from '../../src/http/envelope.ts';
 import { RawHitsError, rawHits, walkPage } from '../../src/search/raw-hits.ts';
-import { rowFields } from '../../src/search/search-service.ts';
+import { rowRequest } from '../../src/search/search-service.ts';
 
 const TRICKY = [
   'plain',
@@ -139,11 +139,26 @@ describe('raw envelope', () => {
   });
 });
 
-describe('rowFields', () => {
+describe('rowRequest', () => {
+  const rows = { docValueRows: ['events', 'entities'] };
   it('asks for doc-values rows only of the indices the generation says keep them so', () => {
-    expect(rowFields({ docValueRows: ['events', 'killmails'] }, 'events')).toEqual({ stored_fields: '_none_', docvalue_fields: ['row'] });
-    expect(rowFields({ docValueRows: ['events', 'killmails'] }, 'entities')).toEqual({});
+    expect(rowRequest(rows, 'events', { size: 5 })).toEqual({ size: 5, stored_fields: '_none_', docvalue_fields: ['row'] });
+    expect(rowRequest(rows, 'killmails', { size: 5 })).toEqual({ size: 5 });
     // A generation written before rows moved to doc values keeps them in _source.
-    expect(rowFields({}, 'events')).toEqual({});
+    expect(rowRequest({}, 'events', { size: 5 })).toEqual({ size: 5 });
+  });
+
+  it('leaves a search that returns no rows as it is, and reads suggestions and filter paths where the rows are', () => {
+    expect(rowRequest(rows, 'events', { size: 0 })).toEqual({ size: 0 });
+    expect(rowRequest(rows, 'events', { _source: false, docvalue_fields: ['id'] })).toEqual({ _source: false, docvalue_fields: ['id'] });
+    const suggest = { s: { prefix: 've', completion: { field: 'suggest' } } };
+    expect(rowRequest(rows, 'entities', { size: 0, suggest, filter_path: 'hits.hits._source.row,suggest.s.options._source.row' })).toEqual({
+      size: 0,
+      suggest,
+      stored_fields: '_none_',
+      docvalue_fields: ['row'],
+      filter_path: 'hits.hits.fields.row,suggest.s.options.fields.row',
+    });
+    expect(rowRequest(rows, 'entities', { docvalue_fields: ['id'] }).docvalue_fields).toEqual(['id', 'row']);
   });
 });
