@@ -8,7 +8,8 @@
  * (its search, and any count or second search) is kept, except the generation lookup, which is
  * made once a second whatever the load. Then, per route, interleaved in rounds: the floor, the
  * captured requests sent straight to Elasticsearch (`direct`, per gateway request: a page that
- * sends two searches costs both), and the route through a gateway (`gateway`: the cost the
+ * sends two searches costs both), the same without their rows (`noRows`: no stored fields, no row
+ * doc values: the bound of any page that returns rows), and the route through a gateway (`gateway`: the cost the
  * gateway's whole request puts on Elasticsearch, whatever it sends). Elasticsearch is shared, so
  * each figure is read beside its floor and the ratio is what compares across runs.
  */
@@ -22,6 +23,7 @@ import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
 import type { Config } from '../src/config.ts';
 import type { IndexName } from '../src/indices/all.ts';
+import { ROW } from '../src/indices/description.ts';
 import { META_INDEX, aliasName, concreteIndex } from '../src/indices/generation.ts';
 import { type Log, type Target, drive, esCpuMillis, mean, round, spawnGateway, typo } from './support.ts';
 
@@ -48,8 +50,12 @@ export interface EsCostFigures {
   route: string;
   /** Elasticsearch requests one gateway request of this route sent (mean over its paths). */
   esRequestsPerPage: number;
-  /** ES CPU ms per request: the floor, the captured requests sent directly (per page), and the route through the gateway. */
-  cpuMs: { floor: number; direct: number; gateway: number };
+  /**
+   * ES CPU ms per request: the floor, the captured requests sent directly (per page), the same
+   * without their rows (`noRows`: the bound of any page that returns rows), and the route through
+   * the gateway.
+   */
+  cpuMs: { floor: number; direct: number; noRows: number; gateway: number };
   /** Over the floor. */
   directOfFloor: number;
   gatewayOfFloor: number;
@@ -57,8 +63,9 @@ export interface EsCostFigures {
    * The least of each over the rounds, and its ratios: Elasticsearch is shared, and what others
    * ask of it meanwhile only ever adds to a reading, so the least is the one it spoiled least.
    */
-  leastCpuMs: { floor: number; direct: number; gateway: number };
+  leastCpuMs: { floor: number; direct: number; noRows: number; gateway: number };
   leastDirectOfFloor: number;
+  leastNoRowsOfFloor: number;
   leastGatewayOfFloor: number;
   /** Requests/s of each side (closed loop, 10 connections). */
   rate: { floor: number; direct: number; gateway: number };
@@ -102,6 +109,19 @@ async function recordingProxy(esUrl: string): Promise<{ url: string; take(): Cap
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The captured requests with their rows left out — no stored fields, no row doc values — and
+ * everything else as sent: what the page costs Elasticsearch before it reads a row.
+ */
+function withoutRows(requests: Captured[]): Captured[] {
+  return requests.map((request) => {
+    if (!request.body || !request.path.includes('/_search')) return request;
+    const { docvalue_fields: fields = [], ...body } = JSON.parse(request.body) as { docvalue_fields?: unknown[] };
+    const kept = fields.filter((field) => field !== ROW);
+    return { ...request, body: JSON.stringify({ ...body, stored_fields: '_none_', ...(kept.length ? { docvalue_fields: kept } : {}) }) };
+  });
 }
 
 /** A run of `seconds` against `target` and Elasticsearch's CPU milliseconds per request meanwhile. */
@@ -168,10 +188,11 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
   }
 
   const gateway = await spawnGateway({ ES_URL: esUrl, INDEX_PREFIX: PREFIX, RESPONSE_CACHE: 'off' });
-  const runs = new Map<string, { floor: number[]; direct: number[]; gateway: number[]; rate: { floor: number[]; direct: number[]; gateway: number[] } }>();
+  const runs = new Map<string, { floor: number[]; direct: number[]; noRows: number[]; gateway: number[]; rate: { floor: number[]; direct: number[]; gateway: number[] } }>();
   try {
     const floorOf = (c: Case): Target => ({ url: esUrl, requests: [{ path: `/${concreteIndex(PREFIX, live, c.index)}/_search`, method: 'POST', body: JSON.stringify({ size: 0, query: { match_none: {} } }) }] });
     const directOf = (c: Case): Target => ({ url: esUrl, requests: sent.get(c.route)! });
+    const noRowsOf = (c: Case): Target => ({ url: esUrl, requests: withoutRows(sent.get(c.route)!) });
     const viaGateway = (c: Case): Target => ({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) });
     for (const c of all) {
       await drive(floorOf(c), 1);
@@ -183,14 +204,16 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
         const perPage = sent.get(c.route)!.length / c.paths.length;
         const f = await esCosted(esUrl, floorOf(c), seconds, log);
         const d = await esCosted(esUrl, directOf(c), seconds, log);
+        const n = await esCosted(esUrl, noRowsOf(c), seconds, log);
         const g = await esCosted(esUrl, viaGateway(c), seconds, log);
-        const run = runs.get(c.route) ?? { floor: [], direct: [], gateway: [], rate: { floor: [], direct: [], gateway: [] } };
+        const run = runs.get(c.route) ?? { floor: [], direct: [], noRows: [], gateway: [], rate: { floor: [], direct: [], gateway: [] } };
         if (f) (run.floor.push(f.cpuMs), run.rate.floor.push(f.rate));
         if (d) (run.direct.push(d.cpuMs * perPage), run.rate.direct.push(d.rate / perPage));
+        if (n) run.noRows.push(n.cpuMs * perPage);
         if (g) (run.gateway.push(g.cpuMs), run.rate.gateway.push(g.rate));
         runs.set(c.route, run);
         const shown = (r: { cpuMs: number } | undefined, times = 1) => (r ? round(r.cpuMs * times, 3) : 'left out');
-        log(`${c.route}: ES CPU ms per request: floor ${shown(f)}, direct ${shown(d, perPage)} (${perPage} ES requests a page), through the gateway ${shown(g)}`);
+        log(`${c.route}: ES CPU ms per request: floor ${shown(f)}, direct ${shown(d, perPage)} (${perPage} ES requests a page), without rows ${shown(n, perPage)}, through the gateway ${shown(g)}`);
       }
     }
   } finally {
@@ -202,11 +225,12 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
     return {
       route: c.route,
       esRequestsPerPage: round(sent.get(c.route)!.length / c.paths.length),
-      cpuMs: { floor: round(floor, 3), direct: round(mean(run.direct), 3), gateway: round(mean(run.gateway), 3) },
+      cpuMs: { floor: round(floor, 3), direct: round(mean(run.direct), 3), noRows: round(mean(run.noRows), 3), gateway: round(mean(run.gateway), 3) },
       directOfFloor: round(mean(run.direct) / floor),
       gatewayOfFloor: round(mean(run.gateway) / floor),
-      leastCpuMs: { floor: round(Math.min(...run.floor), 3), direct: round(Math.min(...run.direct), 3), gateway: round(Math.min(...run.gateway), 3) },
+      leastCpuMs: { floor: round(Math.min(...run.floor), 3), direct: round(Math.min(...run.direct), 3), noRows: round(Math.min(...run.noRows), 3), gateway: round(Math.min(...run.gateway), 3) },
       leastDirectOfFloor: round(Math.min(...run.direct) / Math.min(...run.floor)),
+      leastNoRowsOfFloor: round(Math.min(...run.noRows) / Math.min(...run.floor)),
       leastGatewayOfFloor: round(Math.min(...run.gateway) / Math.min(...run.floor)),
       rate: { floor: Math.round(mean(run.rate.floor)), direct: Math.round(mean(run.rate.direct)), gateway: Math.round(mean(run.rate.gateway)) },
     };
