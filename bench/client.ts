@@ -67,7 +67,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 /** The direct limit: the gateway's query and sort walked with a point in time, pages of 1000, as a client would. */
-async function directScan(esUrl: string, index: string, body: { query: unknown; sort: unknown; stored_fields?: unknown; docvalue_fields?: unknown }): Promise<number> {
+async function directScan(esUrl: string, index: string, body: { query: unknown; sort: unknown }): Promise<number> {
   const post = async (url: string, payload: unknown) => {
     const response = await fetch(`${esUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
     if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);

@@ -333,6 +333,8 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
   const pool = workers > 0 ? new ParsePool(workers, cycleStarts) : undefined;
   const minPooled = options.workerMinBytes ?? POOL_MIN_FILE_BYTES;
   const context = loadContext(client, cycleStarts, plans);
+  /** The indices whose documents read this one's (killmails: entities, relations). */
+  const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
   /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
   const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
     signal.throwIfAborted();
@@ -358,7 +360,7 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
       result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
     }
     // Killmails read the entities and relations of this generation with searches.
-    if (INDICES.some((d) => (d.dependsOn as readonly string[] | undefined)?.includes(description.name))) await client.indices.refresh({ index: plan.index });
+    if (dependents(description.name).length > 0) await client.indices.refresh({ index: plan.index });
     const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
     bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
     return { ...result, startedAt };
@@ -368,7 +370,6 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
     if (file) used.add(file.path);
   }
   const sizeOf = (name: string) => plans.get(name)?.file?.sizeBytes ?? 0;
-  const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
   const tasks = INDICES.map((description) => ({
     name: description.name as string,
     after: (description.dependsOn ?? []) as readonly string[],

@@ -11,7 +11,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
-import { ROW, type Row, documentId, rowOfHit } from '../indices/description.ts';
+import { ROW, documentId, rowOfHit } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import type { Count } from '../query/cursor.ts';
@@ -81,6 +81,11 @@ export function searchPath(index: string): string {
   return `/${index}/_search?request_cache=${LIST_PARAMETERS.request_cache}`;
 }
 
+/** Whether `generation` keeps the rows of `index` as doc values (`docValueRows`; generations written before keep them in `_source`). */
+function rowsInDocValuesOf(generation: Pick<GenerationDoc, 'docValueRows'>, index: IndexName): boolean {
+  return generation.docValueRows?.includes(index) ?? false;
+}
+
 /**
  * The search the reader sends for `body` on `index` of `generation` (the benchmarks send the same
  * directly). Where the generation keeps the index's rows as doc values (`docValueRows`), a search
@@ -91,7 +96,7 @@ export function searchPath(index: string): string {
  */
 export function rowRequest<B extends SearchBody>(generation: Pick<GenerationDoc, 'docValueRows'>, index: IndexName, body: B): B {
   const returnsRows = body._source !== false && (body.size !== 0 || body.suggest !== undefined);
-  if (!returnsRows || !generation.docValueRows?.includes(index)) return body;
+  if (!returnsRows || !rowsInDocValuesOf(generation, index)) return body;
   const filterPath = typeof body.filter_path === 'string' ? { filter_path: body.filter_path.replaceAll('_source.row', `fields.${ROW}`) } : {};
   return { ...body, stored_fields: '_none_', docvalue_fields: [...(body.docvalue_fields ?? []), ROW], ...filterPath };
 }
@@ -204,7 +209,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   function readerOf(generation: GenerationDoc, live: boolean): Reader {
     const name = (index: IndexName) => concreteIndex(prefix, generation, index);
-    const inDocValues = (index: IndexName) => generation.docValueRows?.includes(index) ?? false;
+    const inDocValues = (index: IndexName) => rowsInDocValuesOf(generation, index);
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
     async function searchOn<T>(index: IndexName, call: () => Promise<T>): Promise<T> {
       try {
@@ -238,9 +243,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         if (ids.length === 0) return [];
         if (inDocValues(index)) {
           const found = new Map((await byIds(index, ids, '_none_')).flatMap((hit) => {
-            withSource(hit);
-            const source = hit._source as { row: Row } | undefined;
-            return source ? [[String(source.row.id), source as T] as const] : [];
+            const row = rowOfHit(hit);
+            return row ? [[String(row.id), { row } as T] as const] : [];
           }));
           return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
         }
