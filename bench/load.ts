@@ -8,8 +8,8 @@
  *    RSS is its own), reporting each file's seconds and the process's peak RSS after each file.
  * 3. Raw `_bulk`: the captured bodies are sent again, pre-built, joined into ~5 MB requests and
  *    read into memory first, two in flight, into fresh indices with the same mappings and load
- *    settings (0 replicas, refresh off, async translog), then finished like a load (settings
- *    restored, refresh, flush).
+ *    settings (createIndex: 0 replicas, a refresh every 10 s, async translog), then finished like
+ *    a load (settings restored, refresh, flush).
  *
  * 4. Raw `_bulk` beside the floor: the same replay again, each file's while a worker thread does
  *    the work no loader can skip on that file (read, gunzip, check, parse and hash every line;
