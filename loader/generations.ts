@@ -15,8 +15,8 @@ import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex,
  * Settings of an index being loaded: no replicas, an asynchronous translog (a failed load is
  * deleted and run again), and a refresh every LOADING_REFRESH rather than none. Without refreshes
  * the documents wait in the indexing buffer (a tenth of the heap) until the final refresh writes
- * them all as segments on one thread, while the other cores idle: with an 8 GB heap that refresh
- * was 13–14 s of a 2-core load. Refreshed on the way, segments are written beside the indexing.
+ * them all as segments on one thread while the other cores idle, the larger the heap the longer.
+ * Refreshed on the way, the segments are written beside the indexing.
  */
 const LOADING_REFRESH = '10s';
 const LOADING = { number_of_replicas: 0, refresh_interval: LOADING_REFRESH, 'translog.durability': 'async' } as const;
