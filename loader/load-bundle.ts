@@ -17,7 +17,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { CycleStart } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { entities } from '../src/indices/entities.ts';
-import { type LoadContext, ROW, documentId, rowOfHit, rowsInDocValues } from '../src/indices/description.ts';
+import { type LoadContext, rowOfHit, rowsInDocValues, rowsOfIds } from '../src/indices/description.ts';
 import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, indexName, newGenerationId } from '../src/indices/generation.ts';
 import { toInstant } from '../src/time/instant.ts';
 import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
@@ -140,7 +140,7 @@ function firstSeenInstant(kept: readonly GenerationDoc[], now = Date.now()): str
   return toInstant(new Date(Math.max(now, after)).toISOString())!.text;
 }
 
-/** Ids per `mget` of the entity lookups (see `lookupEntities`). */
+/** Ids per search of the entity lookups (see `lookupEntities`). */
 const ENTITY_LOOKUP_IDS = 600;
 
 /** The context documents read of the generation being built (killmails: entities and relations). */
@@ -155,10 +155,8 @@ function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: 
     async lookupEntities(ids) {
       const parts: string[][] = [];
       for (let at = 0; at < ids.length; at += ENTITY_LOOKUP_IDS) parts.push(ids.slice(at, at + ENTITY_LOOKUP_IDS));
-      const read = rowsInDocValues(entities.mapping) ? { stored_fields: '_none_', docvalue_fields: [ROW] } : {};
-      const responses = await Promise.all(
-        parts.map((part) => client.search({ index: entityIndex, size: part.length, track_total_hits: false, query: { ids: { values: part.map(documentId) } }, ...read })),
-      );
+      const inDocValues = rowsInDocValues(entities.mapping);
+      const responses = await Promise.all(parts.map((part) => client.search({ index: entityIndex, ...rowsOfIds(part, inDocValues) })));
       return new Map(responses.flatMap((r) => r.hits.hits).flatMap((hit) => {
         const row = rowOfHit(hit);
         return row ? [[String(row.id), row] as const] : [];

@@ -50,6 +50,20 @@ export function rowOfHit(hit: { _source?: unknown; fields?: Record<string, unkno
   return (hit._source as { row?: Row } | undefined)?.row;
 }
 
+/**
+ * The search body that reads the rows of `ids` (rows kept as doc values have no realtime get): by
+ * `_id`, every match in one page, no count; the row from doc values where `rowsInDocValues`, with
+ * `storedFields` beside (none unless asked), else from `_source`. Read a hit with `rowOfHit`.
+ */
+export function rowsOfIds(ids: readonly string[], rowsInDocValues: boolean, storedFields: string[] | '_none_' = '_none_') {
+  return {
+    size: ids.length,
+    track_total_hits: false,
+    query: { ids: { values: ids.map(documentId) } },
+    ...(rowsInDocValues ? { stored_fields: storedFields, docvalue_fields: [ROW] } : {}),
+  };
+}
+
 /** One sort clause; `format` makes `date_nanos` sort values strings (exact in JSON). */
 export interface SortField<Doc> {
   field: (keyof Doc & string) | '_score';

@@ -11,7 +11,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
-import { ROW, documentId, rowOfHit } from '../indices/description.ts';
+import { ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import type { Count } from '../query/cursor.ts';
@@ -222,7 +222,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     /** Hits of an index whose rows are doc values, by id (a search: doc values have no realtime get; a served generation is refreshed). */
     async function byIds(index: IndexName, ids: string[], storedFields: string[] | '_none_'): Promise<Hit[]> {
       const response = await timed(index, () =>
-        client.search({ index: name(index), size: ids.length, track_total_hits: false, query: { ids: { values: ids.map(documentId) } }, stored_fields: storedFields, docvalue_fields: [ROW] }),
+        client.search({ index: name(index), ...rowsOfIds(ids, true, storedFields) }),
       );
       return response.hits.hits as Hit[];
     }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDICES } from '../../src/indices/all.ts';
-import { rowsInDocValues } from '../../src/indices/description.ts';
+import { ROW, rowOfHit, rowsInDocValues, rowsOfIds } from '../../src/indices/description.ts';
 import { toCurrentEntityListBody, toCurrentRelationListBody } from '../../src/query/current.ts';
 import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../../src/query/entities.ts';
 import type { SearchBody } from '../../src/query/list.ts';
@@ -106,5 +106,28 @@ describe('needsExactLookup', () => {
     for (const text of ['character:stillness:1', 'character-1-stillness', 'a-b', ':']) expect(needsExactLookup(text, true), text).toBe(true);
     for (const text of ['vesna', 'vesna ko', 'Recipe Tritanium', '']) expect(needsExactLookup(text, true), text).toBe(false);
     for (const text of ['vesna', 'character:stillness:1', '']) expect(needsExactLookup(text, false), text).toBe(true);
+  });
+});
+
+describe('reading rows by id', () => {
+  const long = `character:stillness:${'9'.repeat(600)}`;
+
+  it('asks for every id by its _id in one page, without a count, the row from doc values and stored fields only when asked', () => {
+    const body = rowsOfIds(['entity:a', long], true);
+    expect(body).toMatchObject({ size: 2, track_total_hits: false, stored_fields: '_none_', docvalue_fields: [ROW] });
+    const [short, hashed] = body.query.ids.values;
+    expect(short).toBe('entity:a');
+    // Elasticsearch refuses _ids over 512 bytes: a long id is asked by the hash the loader wrote.
+    expect(hashed).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(rowsOfIds(['entity:a'], true, ['original'])).toMatchObject({ stored_fields: ['original'], docvalue_fields: [ROW] });
+    const fromSource = rowsOfIds(['entity:a'], false);
+    expect('stored_fields' in fromSource || 'docvalue_fields' in fromSource).toBe(false);
+  });
+
+  it('reads a hit\'s row from its doc value or from its _source alike', () => {
+    const row = { id: 'entity:a', name: 'Vesna Korr' };
+    expect(rowOfHit({ fields: { [ROW]: [Buffer.from(JSON.stringify(row)).toString('base64')] } })).toEqual(row);
+    expect(rowOfHit({ _source: { row } })).toEqual(row);
+    expect(rowOfHit({})).toBeUndefined();
   });
 });
