@@ -37,7 +37,7 @@ export const OPS_DOCUMENTS = {
 export type OpsDocumentName = keyof typeof OPS_DOCUMENTS;
 
 /** Bump when a `toDocument` changes what it writes without a mapping change. */
-const DOCUMENT_VERSION = 4;
+const DOCUMENT_VERSION = 5;
 
 /**
  * A fingerprint of everything that shapes the documents besides the bundle: mappings, the

@@ -33,7 +33,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 
 type Option = { _score?: number; text?: string; _source?: { row: Row } };
 
-/** A suggester's options by score, ties by label then id (the suggester leaves ties in index order). */
+/** A suggester's options by score (their weights set ties apart by id: `suggestWeight`), the rare tie left by label then id. */
 function inRank(suggestions: unknown): Option[] {
   const options = ((suggestions ?? []) as { options?: Option[] }[]).flatMap((s) => s.options ?? []);
   // Each option's key worked out once, not on every comparison (a sort makes ~4 per option).
