@@ -141,9 +141,9 @@ function post(url: string, body: Buffer): Promise<{ status: number; text: string
 /**
  * Step 3: the captured bodies again, pre-built, `RAW_CONCURRENCY` in flight, index by index in
  * `order`: the loader's own (largest file first), so each index follows the same one as in the
- * loader's run and inherits the same merges of it (in index order, chain_objects read 0.36 s or
- * 2.14 s by what ran before it). Step 4 with `beside`: started with each index's clock, and
- * awaited within it.
+ * loader's run and absorbs the same merges of it (whatever follows the events file pays for
+ * part of its merging). Step 4 with `beside`: started with each index's clock, and awaited
+ * within it.
  */
 async function replay(
   client: Client,
