@@ -14,3 +14,11 @@ export class LoadError extends Error {
     this.transient = where.transient ?? false;
   }
 }
+
+/**
+ * An update found its file mostly changed (plan.ts `updateStillPays`): building the index anew
+ * costs less than going on. Not a failure: the load builds the index instead.
+ */
+export class RebuildInstead extends Error {
+  override name = 'RebuildInstead';
+}

@@ -41,7 +41,8 @@ export class IdSet {
     this.#sorted = false;
     // Double hashing over the digest's other bits: probe i is a + i·b.
     const a = digest.readUInt32LE(8);
-    const b = digest.readUInt32LE(12) | 1;
+    // `| 1` gives a signed 32-bit number: back to unsigned, or probes go negative and miss.
+    const b = (digest.readUInt32LE(12) | 1) >>> 0;
     let seen = true;
     for (let i = 0; i < BLOOM_PROBES; i++) {
       const bit = (a + i * b) % this.#bloomBits;

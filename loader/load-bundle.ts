@@ -12,7 +12,13 @@
  * generation and the newest others up to `keep`, drop the rest and every index no kept
  * generation reads. Any failure — or an abort (SIGTERM) — deletes what this load built; the
  * live generation is never touched before the swap.
+ *
+ * Every index written gets its line index under DATA_DIR (line-index.ts): what the next
+ * export's update compares its file with, in place of asking Elasticsearch about every line.
+ * One that is missing or does not match is never trusted: the update then asks Elasticsearch,
+ * as the plan's log line says, and writes a line index for the next time.
  */
+import { rm } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
 import type { CycleStart } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
@@ -22,8 +28,10 @@ import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, inde
 import { toInstant } from '../src/time/instant.ts';
 import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
-import { LoadError } from './errors.ts';
+import { LoadError, RebuildInstead } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
+import { keepLastPerId } from './last-per-id.ts';
+import { type LineIndexHeader, LineIndexWriter, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
 import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
 import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
@@ -85,6 +93,10 @@ export interface IndexResult extends Partial<FileLoadResult> {
   action: IndexAction;
   /** An update: rows that left the file and were deleted. */
   removed?: number;
+  /** Why an update asked Elasticsearch about every line: its live index had no line index it could trust. */
+  withoutLineIndex?: string;
+  /** A planned update that found its file mostly changed, and built the index instead. */
+  rebuilt?: string;
 }
 
 export interface LoadSummary {
@@ -221,6 +233,8 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     exportDir: bundle.local ? exportDirOf(dataDir, prefix, generation) : undefined,
     warnings: [],
     used: new Set(),
+    lineDir: lineIndexDir(dataDir, prefix),
+    writers: new Map(),
   };
   const steps: Record<string, number> = {};
   let stepStart = performance.now();
@@ -236,6 +250,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     const results = await step('files', loadFiles(run, plan, started));
     const { catalog, ops } = await step('documents', readDocuments(run));
     const counts = await step('check', checkIndices(run, results));
+    await step('line index', finishLineIndices(run, plan.plans, counts));
     if (run.exportDir) await step('copy', copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes));
     const doc = generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index))));
     options.signal?.throwIfAborted();
@@ -257,6 +272,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
+    for (const writer of run.writers.values()) await writer.discard().catch(() => {});
     if (run.exportDir) await removeExportDir(run.exportDir).catch(() => {});
     throw error;
   }
@@ -276,12 +292,17 @@ interface LoadRun {
   warnings: string[];
   /** The bundle files some step read (the rest are verified and kept, not indexed). */
   used: Set<string>;
+  /** Where line indices live (line-index.ts), and those this load is writing, by index name. */
+  lineDir: string;
+  writers: Map<string, LineIndexWriter>;
 }
 
 interface LoadPlan {
   planned: IndexPlan[];
   plans: Map<string, IndexPlan>;
   estimates: Map<string, ReuseEstimate>;
+  /** By index name: the live index's line index an update compares its file with, or why there is none. */
+  lineIndices: Map<string, { file: string; header: LineIndexHeader } | { reason: string }>;
   capacity: Awaited<ReturnType<typeof clusterCapacity>>;
 }
 
@@ -302,11 +323,17 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
     updateMinRows: options.updateMinRows,
     dataNodes: capacity.dataNodes,
   };
-  // Where an update may be planned, whether it pays: how much of each file the live index holds.
+  // Where an update may be planned: over the live index's line index, which the update's own
+  // read tells whether it pays (plan.ts `updateStillPays`); without one, a sample of the file
+  // says how much of it the live index holds.
   const candidates = planIndices(planInput).filter((p) => p.action === 'update');
   const estimates = new Map<string, ReuseEstimate>();
+  const lineIndices: LoadPlan['lineIndices'] = new Map();
   await Promise.all(
     candidates.map(async (p) => {
+      const opened = await openLineIndex(lineIndexPath(run.lineDir, p.from!), { index: p.from!, key: live!.contentKeys![p.name]! }, live?.counts[p.name] ?? 0);
+      lineIndices.set(p.name, opened);
+      if ('header' in opened) return;
       const estimate = await estimateReuse(bundle.files.get(p.file!.path)!, previousIndex(client, p.from!), live?.counts[p.name] ?? 0, signal);
       if (estimate) estimates.set(p.name, estimate);
     }),
@@ -314,14 +341,17 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
   const planned = planIndices({ ...planInput, estimates });
   const described = (p: IndexPlan) => {
     const estimate = estimates.get(p.name);
-    return `${p.name}: ${p.action}${estimate ? ` (~${Math.round(estimate.unchangedShare * 100)} % unchanged)` : ''}`;
+    const lines = lineIndices.get(p.name);
+    if (p.action === 'update' && lines && 'header' in lines) return `${p.name}: update (line index)`;
+    const without = lines && 'reason' in lines ? `no line index: ${lines.reason}; ` : '';
+    return `${p.name}: ${p.action}${estimate ? ` (${without}~${Math.round(estimate.unchangedShare * 100)} % unchanged)` : ''}`;
   };
   progress.log(`loading ${bundle.local ?? bundle.exportBase} as generation ${generation} (${planned.map(described).join(', ')})`);
-  return { planned, plans: new Map(planned.map((p) => [p.name, p])), estimates, capacity };
+  return { planned, plans: new Map(planned.map((p) => [p.name, p])), estimates, lineIndices, capacity };
 }
 
 /** Builds, updates or reuses every index: files side by side, each after the indices its documents read, the longest chains first. */
-async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, loadStarted: number): Promise<IndexResult[]> {
+async function loadFiles(run: LoadRun, { planned, plans, capacity, lineIndices }: LoadPlan, loadStarted: number): Promise<IndexResult[]> {
   const { bundle, options, live, indexedAt, sequence, used } = run;
   const { client, cycleStarts, signal, progress = silentProgress } = options;
   const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
@@ -347,19 +377,38 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity }: LoadPlan, l
       return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
     }
     const bar = progress.file(file.path, file.rowCount);
+    const lineIndex = async () => {
+      await run.writers.get(plan.name)?.discard();
+      const writer = await LineIndexWriter.create(run.lineDir, plan.index);
+      run.writers.set(plan.name, writer);
+      return writer;
+    };
     const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots, pool: file.sizeBytes >= minPooled ? pool : undefined };
     const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
+    const build = async (): Promise<IndexResult> => {
+      await createIndex(client, plan.index, description.mapping, plan.shards);
+      return { ...(await loadJsonlFile({ ...common, previous, lineIndex: await lineIndex() })), name: plan.name, action: 'build' };
+    };
     let result: IndexResult;
     if (plan.action === 'update') {
-      const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from! });
-      result = { ...updated, name: plan.name, action: 'update', documents: updated.ids!.seal() };
+      const lines = lineIndices.get(plan.name);
+      const against = lines && 'header' in lines ? lines : undefined;
+      try {
+        const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from!, against, lineIndex: await lineIndex() });
+        result = { ...updated, name: plan.name, action: 'update', ...(lines && 'reason' in lines ? { withoutLineIndex: lines.reason } : {}) };
+      } catch (error) {
+        if (!(error instanceof RebuildInstead)) throw error;
+        // The file mostly changed: the clone is dropped and the index built anew.
+        progress.log(`  ${file.path}: ${error.message}: building it instead`);
+        await client.indices.delete({ index: plan.index, ignore_unavailable: true });
+        result = { ...(await build()), rebuilt: error.message };
+      }
     } else {
-      await createIndex(client, plan.index, description.mapping, plan.shards);
-      result = { ...(await loadJsonlFile({ ...common, previous })), name: plan.name, action: 'build' };
+      result = await build();
     }
     // Killmails read the entities and relations of this generation with searches.
     if (dependents(description.name).length > 0) await client.indices.refresh({ index: plan.index });
-    const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed` : 'built';
+    const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed${result.match ? `, ${result.match.unchanged} unchanged (${result.match.blockLines} in whole blocks)` : ''}` : 'built';
     bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
     return { ...result, startedAt };
   };
@@ -435,6 +484,24 @@ async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Recor
   return counts;
 }
 
+/**
+ * Closes the line index of every index this load wrote, once its document count is proven: a
+ * file that repeated ids leaves only the last line of each (last-per-id.ts); one that still does
+ * not match its index is dropped (the next update then asks Elasticsearch), saying so.
+ */
+async function finishLineIndices(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>, counts: Record<string, number>): Promise<void> {
+  for (const [name, writer] of run.writers) {
+    const plan = plans.get(name)!;
+    let header = await writer.close({ index: plan.index, key: plan.key });
+    if (header.entries !== counts[name]) header = await keepLastPerId(writer.path, header);
+    if (header.entries !== counts[name]) {
+      run.warnings.push(`the line index of ${plan.index} holds ${header.entries} lines for ${counts[name]} documents: not kept`);
+      await rm(writer.path, { force: true });
+    }
+  }
+  run.writers.clear();
+}
+
 /** The generation's document: what it serves, from which bundle, with its counts and small documents. */
 function generationDocument(run: LoadRun, planned: IndexPlan[], counts: Record<string, number>, catalog: Record<string, unknown>, ops: GenerationDoc['ops'], currentCycle: number): GenerationDoc {
   const { bundle, generation, schema, indexedAt, sequence, exportDir, warnings } = run;
@@ -480,6 +547,8 @@ async function makeLive(run: LoadRun, doc: GenerationDoc, keep: number): Promise
   await swapAliases(client, prefix, doc);
   const dropped = await pruneGenerations(client, prefix, [run.generation, ...(run.live ? [run.live.generation] : [])], keep);
   for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
+  const kept = await generationDocs(client, prefix);
+  await pruneLineIndices(run.lineDir, new Set(kept.flatMap((d) => Object.values(d.indices ?? {}))));
   return dropped;
 }
 

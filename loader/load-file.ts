@@ -14,8 +14,13 @@
  * Every document carries the hash of its line (ROW_HASH). With `previous` (the live index of
  * the same name): documents of `firstSeen` indices keep the instant the previous index holds
  * for their id, new ids get `indexedAt`; and with `update` the index is a clone of `previous`,
- * so lines whose hash it already holds are only counted — not parsed, not sent — and the ids of
- * the file are collected for the sweep that follows (loader/update-index.ts).
+ * so lines it already holds are only counted — not parsed, not sent. Which lines those are says
+ * the live index's line index (`against`: a merge in file order, line-match.ts), or, without
+ * one, Elasticsearch, asked for every line's hash (the ids of the file are then collected for
+ * the sweep that follows, loader/update-index.ts).
+ *
+ * Every way writes the new index's line index (`lineIndex`, line-index.ts) as the file is read,
+ * for the next export's update.
  *
  * With a parse pool (parse-pool.ts), a build hands chunks of whole lines to worker threads that
  * do the per-row work (split, UTF-8, parse, document, hash, bulk bytes: row-document.ts, the same
@@ -26,14 +31,17 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { IndexDescription, LoadContext } from '../src/indices/description.ts';
 import type { BundleFile } from './bundle.ts';
-import { LoadError } from './errors.ts';
+import { LoadError, RebuildInstead } from './errors.ts';
 import { IdSet } from './id-set.ts';
+import { BlockCutter, type LineIndexHeader, type LineIndexWriter, entryOf, lineDigest, rowHashText } from './line-index.ts';
+import { LineMatcher, type MatchCounts, type MatchEnd } from './line-match.ts';
+import { updateStillPays } from './plan.ts';
 import type { ParsePool, PooledBlock } from './parse-pool.ts';
 import type { PreviousIndex } from './previous-index.ts';
 import type { FileProgress } from './progress.ts';
-import { type Integrity, type Line, readChunks, readLines } from './read-lines.ts';
+import { type Integrity, type Line, type LineChunk, linesOf, readChunks } from './read-lines.ts';
 import { type BulkItem, sendBulk } from './bulk-sender.ts';
-import { type BuiltRow, bulkLines, lineHash, parseRow } from './row-document.ts';
+import { type BuiltRow, bulkLines, parseRow } from './row-document.ts';
 import type { Semaphore } from './semaphore.ts';
 
 export { lineHash } from './row-document.ts';
@@ -62,6 +70,8 @@ export interface FileLoadResult {
   ids?: IdSet;
   /** Lines were parsed on the parse pool's workers (else on the loader's thread). */
   pooled: boolean;
+  /** An update over a line index: what the merge counted and found (the rows that left, the documents to hold). */
+  match?: MatchCounts & MatchEnd;
 }
 
 export interface LoadFileOptions {
@@ -75,6 +85,10 @@ export interface LoadFileOptions {
   previous?: PreviousIndex;
   /** The index is a clone of `previous`: send only the lines it does not hold. */
   update?: boolean;
+  /** An update: the line index of `previous` (checked, line-index.ts `openLineIndex`) that says which lines it holds. */
+  against?: { file: string; header: LineIndexHeader };
+  /** Where the new index's line index is written as the file is read. */
+  lineIndex?: LineIndexWriter;
   /** `indexedAt` of rows no previous generation held. */
   indexedAt: string;
   /**
@@ -132,11 +146,12 @@ export function checkIntegrity(file: BundleFile, actual: Integrity): void {
 }
 
 export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadResult> {
-  const { client, file, index, description, context, progress, previous, update = false, indexedAt, sequence, signal, flushBytes = DEFAULT_FLUSH_BYTES, slots, concurrency = slots?.size ?? 3 } = options;
+  const { client, file, index, description, context, progress, previous, update = false, against, lineIndex, indexedAt, sequence, signal, flushBytes = DEFAULT_FLUSH_BYTES, slots, concurrency = slots?.size ?? 3 } = options;
   const started = performance.now();
   const pool = !update && description.prepare === undefined ? options.pool : undefined;
   const shapeChecked = description.requiredFields.length > 0;
-  const ids = update ? new IdSet(file.rowCount) : undefined;
+  // Without a line index an update asks Elasticsearch, and sweeps by the ids it collects.
+  const ids = update && !against ? new IdSet(file.rowCount) : undefined;
   const versionBase = sequence * 2 ** 32;
   const carries = description.firstSeen === true;
   /** The first fault: a LoadError naming `file:line`, or the caller's abort as it was thrown. */
@@ -144,6 +159,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   let rows = 0;
   let written = 0;
   let blankLines = 0;
+  let match: FileLoadResult['match'];
 
   const toDocument = (text: string, line: number) => parseRow(text, line, file.path, description, context);
 
@@ -157,60 +173,86 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
 
   /** Documents that read more before they are final: other rows of the generation (`prepare`), first-seen instants of the previous index. */
   const waits = description.prepare !== undefined || (carries && previous !== undefined);
+  type Waiting = BuiltRow & { bytes: Buffer; line: number; hash: string };
 
-  /** One batch of lines → its bulk items. */
-  async function itemsOf(batch: readonly Line[]): Promise<Pending[]> {
+  /** Rows parsed → their bulk items, once what they wait for is read (one request each per batch). */
+  async function finished(waiting: Waiting[]): Promise<Pending[]> {
+    if (waiting.length === 0) return [];
+    // Killmail actors from this generation's entities and relations, first-seen instants from the previous index.
+    const [seen] = await Promise.all([
+      carries && previous ? previous.firstSeen(waiting.map((w) => w.doc.id)) : undefined,
+      description.prepare?.(waiting.map((w) => w.doc), context),
+    ]);
+    return waiting.map(({ bytes, line, hash, ...built }) => toPending(built, bytes, line, hash, seen?.get(built.doc.id)));
+  }
+
+  /** Chunks of lines (one, or a stitched line and the chunk after it) → their bulk items; their blocks go into the line index. */
+  async function itemsOf(chunks: LineChunk[]): Promise<Pending[]> {
     signal?.throwIfAborted();
-    const lines: (Line & { hash: string })[] = [];
-    for (const { text, bytes, line } of batch) {
-      if (text.trim() === '') {
-        // The registry's verifier refuses blank lines only in the files it shape-checks.
-        if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
-        blankLines += 1;
-        continue;
+    const lines: (Line & { digest: Buffer; end: number; cutter?: BlockCutter })[] = [];
+    const cutters: BlockCutter[] = [];
+    for (const chunk of chunks) {
+      const batch = linesOf(chunk, file.path);
+      const cutter = lineIndex ? new BlockCutter(chunk.bytes) : undefined;
+      if (cutter) cutters.push(cutter);
+      for (let i = 0; i < batch.length; i++) {
+        const { text, bytes, line } = batch[i]!;
+        // Where the raw line ends in the chunk (after its `\n`): where the next one starts.
+        const end = i + 1 < batch.length ? batch[i + 1]!.bytes.byteOffset - chunk.bytes.byteOffset : chunk.bytes.length;
+        if (text.trim() === '') {
+          // The registry's verifier refuses blank lines only in the files it shape-checks.
+          if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
+          blankLines += 1;
+          cutter?.line(end, undefined);
+          continue;
+        }
+        lines.push({ text, bytes, line, digest: lineDigest(bytes), end, cutter });
       }
-      lines.push({ text, bytes, line, hash: lineHash(bytes) });
     }
     rows += lines.length;
-    // An update: lines the clone already holds, byte for byte, are neither parsed nor sent —
-    // unless their id came before in the file (then the last line must win: it is sent).
-    const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => l.hash)) : undefined;
+    // An update without a line index: lines the clone already holds, byte for byte, are neither
+    // parsed nor sent — unless their id came before in the file (then the last line must win: it is sent).
+    const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => rowHashText(l.digest))) : undefined;
     // Without lookups each row becomes its bulk text at once, so parsed rows die young instead of
     // surviving awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
     const items: Pending[] = [];
-    const waiting: (BuiltRow & { bytes: Buffer; line: number; hash: string })[] = [];
-    for (const { text, bytes, line, hash } of lines) {
+    const waiting: Waiting[] = [];
+    for (const { text, bytes, line, digest, end, cutter } of lines) {
+      const hash = rowHashText(digest);
       const known = kept?.get(hash);
       if (known !== undefined && !ids!.add(known)) {
         progress.increment();
+        cutter?.line(end, entryOf(digest, known));
         continue;
       }
       const built = toDocument(text, line);
       if (ids && known === undefined) ids.add(built.doc.id);
+      cutter?.line(end, entryOf(digest, built.doc.id));
       if (waits) waiting.push({ ...built, bytes, line, hash });
       else items.push(toPending(built, bytes, line, hash));
     }
-    if (waiting.length > 0) {
-      // Killmail actors from this generation's entities and relations, first-seen instants from the previous index: one request each per batch.
-      const [seen] = await Promise.all([
-        carries && previous ? previous.firstSeen(waiting.map((w) => w.doc.id)) : undefined,
-        description.prepare?.(waiting.map((w) => w.doc), context),
-      ]);
-      for (const { bytes, line, hash, ...built } of waiting) items.push(toPending(built, bytes, line, hash, seen?.get(built.doc.id)));
+    for (const cutter of cutters) {
+      cutter.cut();
+      for (const block of cutter.out) lineIndex!.block(block);
     }
+    items.push(...(await finished(waiting)));
     return items;
   }
 
-  /** Lines parsed on this thread, a batch read ahead. */
+  /** Lines parsed on this thread, a chunk read ahead. */
   async function* documents(): AsyncGenerator<Pending> {
-    const stream = readLines(file, { signal });
+    const stream = readChunks(file, { signal });
     integrity = () => stream.integrity();
     try {
-      const batches = stream.batches[Symbol.asyncIterator]();
-      // One batch ahead: its lookups and parsing run while the bulk requests of the one before are sent.
+      const chunks = stream.chunks[Symbol.asyncIterator]();
+      // One chunk ahead: its lookups and parsing run while the bulk requests of the one before
+      // are sent (one chunk at a time: its blocks go into the line index before the next one's).
       const ahead = async () => {
-        const next = await batches.next();
-        return next.done ? undefined : itemsOf(next.value);
+        const next = await chunks.next();
+        if (next.done) return undefined;
+        // A stitched line goes with the chunk after it: one batch, one round of lookups.
+        const after = next.value.stitched ? await chunks.next() : undefined;
+        return itemsOf(after && !after.done ? [next.value, after.value] : [next.value]);
       };
       let pending = ahead();
       for (;;) {
@@ -223,6 +265,61 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
       }
     } catch (error) {
       const kept = error instanceof LoadError || (error as Error).name === 'AbortError';
+      failure ??= kept ? (error as Error) : new LoadError((error as Error).message, { file: file.path });
+    }
+  }
+
+  /**
+   * An update over the live index's line index: each chunk merged against it (line-match.ts),
+   * only the lines it does not hold parsed and sent. Gives up for a build (RebuildInstead) as soon
+   * as the file shows it mostly changed.
+   */
+  async function* matchedDocuments(old: NonNullable<LoadFileOptions['against']>): AsyncGenerator<Pending> {
+    const stream = readChunks(file, { signal });
+    integrity = () => stream.integrity();
+    let waiting: Waiting[] = [];
+    const matcher = new LineMatcher(old, lineIndex, file.path, ({ text, bytes, line, digest }) => {
+      if (text.trim() === '') {
+        if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
+        return undefined;
+      }
+      const built = toDocument(text, line);
+      waiting.push({ ...built, bytes, line, hash: rowHashText(digest) });
+      return built.doc.id;
+    });
+    let counted = 0;
+    /** The items of the lines sent since the last call, and the skipped ones counted. */
+    const drain = async (): Promise<Pending[]> => {
+      const batch = waiting;
+      waiting = [];
+      progress.increment(matcher.counts.unchanged - counted);
+      counted = matcher.counts.unchanged;
+      if (waits) return finished(batch);
+      return batch.map(({ bytes, line, hash, ...built }) => toPending(built, bytes, line, hash));
+    };
+    const check = () => {
+      const { sent, lines } = matcher.counts;
+      if (!updateStillPays({ sent, matched: matcher.matched, rows: file.rowCount, previousDocuments: old.header.entries })) {
+        throw new RebuildInstead(`${sent} of the first ${lines} lines are not in the live index`);
+      }
+    };
+    try {
+      for await (const chunk of stream.chunks) {
+        signal?.throwIfAborted();
+        matcher.push(chunk.bytes);
+        check();
+        yield* await drain();
+        if (failure) return;
+      }
+      matcher.end();
+      check();
+      yield* await drain();
+      const { unchanged, sent, blankLines: blank, lines } = matcher.counts;
+      rows = unchanged + sent;
+      blankLines = blank;
+      match = { ...matcher.counts, ...matcher.finish(), lines };
+    } catch (error) {
+      const kept = error instanceof LoadError || error instanceof RebuildInstead || (error as Error).name === 'AbortError';
       failure ??= kept ? (error as Error) : new LoadError((error as Error).message, { file: file.path });
     }
   }
@@ -252,7 +349,7 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
             break;
           }
           const { bytes, firstLine } = next.value;
-          const job = pool.parse({ file: file.path, index: description.name, bytes, firstLine, versionBase, indexedAt, lookup: firstSeen !== undefined, flushBytes }, { firstSeen, signal: jobSignal });
+          const job = pool.parse({ file: file.path, index: description.name, bytes, firstLine, versionBase, indexedAt, lookup: firstSeen !== undefined, flushBytes, lineIndex: lineIndex !== undefined }, { firstSeen, signal: jobSignal });
           // Awaited in turn; if the file stops first, its failure is not an unhandled one.
           job.catch(() => {});
           ahead.push(job);
@@ -262,9 +359,10 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
         if (failure) return;
         rows += result.rows;
         blankLines += result.blankLines;
+        if (result.lineIndex) lineIndex!.encoded(result.lineIndex.bytes, result.lineIndex.blocks, result.lineIndex.entries);
         for (const block of result.blocks) {
           written += block.ends.length;
-          for (let k = 0; k < block.ends.length; k++) progress.increment();
+          progress.increment(block.ends.length);
           yield blockItem(block);
         }
       }
@@ -279,7 +377,9 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   let integrity: () => Integrity = () => {
     throw new Error('integrity is known only after the last line');
   };
-  const sent = await sendBulk(client, pool ? pooledDocuments(pool) : documents(), { index, flushBytes, concurrency, slots, signal });
+  const items = against ? matchedDocuments(against) : pool ? pooledDocuments(pool) : documents();
+  const sent = await sendBulk(client, items, { index, flushBytes, concurrency, slots, signal });
+  if (failure instanceof RebuildInstead) throw failure;
   if (sent.refused) throw new LoadError(`Elasticsearch refused the row (${sent.refused.reason})`, { file: file.path, line: sent.refused.item.line });
   if (failure) throw failure;
   checkIntegrity(file, integrity());
@@ -287,5 +387,5 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     throw new LoadError(`Elasticsearch acknowledged ${sent.successful} of ${written} rows`, { file: file.path });
   }
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-  return { file: file.path, index, rows, written, ids, blankLines, seconds: (performance.now() - started) / 1000, peakRssMb, pooled: pool !== undefined };
+  return { file: file.path, index, rows, written, ids, match, blankLines, seconds: (performance.now() - started) / 1000, peakRssMb, pooled: pool !== undefined };
 }

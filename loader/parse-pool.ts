@@ -29,6 +29,15 @@ export interface ParseRequest {
   /** The first-seen instants of the ids come from the previous index: ask for them first. */
   lookup: boolean;
   flushBytes: number;
+  /** Encode the chunk's blocks of the line index too (line-index.ts). */
+  lineIndex?: boolean;
+}
+
+/** A chunk's blocks of the line index, encoded (line-index.ts `encodeBlocks`). */
+export interface PooledLineIndex {
+  bytes: Uint8Array;
+  blocks: number;
+  entries: number;
 }
 
 /** Documents' bulk lines as one buffer: document `k` ends at `ends[k]` and came from line `lines[k]`. */
@@ -39,7 +48,7 @@ export interface PooledBlock {
 }
 
 export type ParseReply =
-  | { job: number; rows: number; blankLines: number; blocks: PooledBlock[] }
+  | { job: number; rows: number; blankLines: number; blocks: PooledBlock[]; lineIndex?: PooledLineIndex }
   | { job: number; ids: string[] }
   | { job: number; error: { message: string; file?: string; line?: number; load: boolean } };
 
@@ -47,6 +56,7 @@ export interface ParseResult {
   rows: number;
   blankLines: number;
   blocks: PooledBlock[];
+  lineIndex?: PooledLineIndex;
 }
 
 export interface ParseOptions {
@@ -236,6 +246,6 @@ export class ParsePool {
       return;
     }
     const blocks = reply.blocks.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), ends: b.ends, lines: b.lines }));
-    job.resolve({ rows: reply.rows, blankLines: reply.blankLines, blocks });
+    job.resolve({ rows: reply.rows, blankLines: reply.blankLines, blocks, lineIndex: reply.lineIndex });
   }
 }

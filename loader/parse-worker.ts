@@ -10,9 +10,10 @@ import type { CycleStart } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
 import type { IndexDescription, LoadContext } from '../src/indices/description.ts';
 import { LoadError } from './errors.ts';
-import type { ParseReply, ParseRequest, PooledBlock } from './parse-pool.ts';
+import { BlockCutter, encodeBlocks, entryOf, lineDigest, rowHashText } from './line-index.ts';
+import type { ParseReply, ParseRequest, PooledBlock, PooledLineIndex } from './parse-pool.ts';
 import { linesOf } from './read-lines.ts';
-import { type BuiltRow, bulkLines, lineHash, parseRow } from './row-document.ts';
+import { type BuiltRow, bulkLines, parseRow } from './row-document.ts';
 
 const { cycleStarts } = workerData as { cycleStarts: readonly CycleStart[] };
 const port = parentPort!;
@@ -35,6 +36,7 @@ interface Parsed {
   hashes: string[];
   rows: number;
   blankLines: number;
+  lineIndex?: PooledLineIndex;
 }
 
 /** Rows waiting for their first-seen instants, by job. */
@@ -46,18 +48,31 @@ function parse(request: ParseRequest): Parsed {
   const shapeChecked = description.requiredFields.length > 0;
   const chunk = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
   const parsed: Parsed = { request, description, built: [], bytes: [], lines: [], hashes: [], rows: 0, blankLines: 0 };
-  for (const { text, bytes, line } of linesOf({ bytes: chunk, firstLine: request.firstLine, lines: 0 }, request.file)) {
+  const cutter = request.lineIndex ? new BlockCutter(chunk) : undefined;
+  const lines = linesOf({ bytes: chunk, firstLine: request.firstLine, lines: 0 }, request.file);
+  for (let i = 0; i < lines.length; i++) {
+    const { text, bytes, line } = lines[i]!;
+    // Where the raw line ends in the chunk (after its `\n`): where the next one starts.
+    const end = i + 1 < lines.length ? lines[i + 1]!.bytes.byteOffset - chunk.byteOffset : chunk.length;
     if (text.trim() === '') {
       // The registry's verifier refuses blank lines only in the files it shape-checks.
       if (shapeChecked) throw new LoadError('blank line', { file: request.file, line });
       parsed.blankLines += 1;
+      cutter?.line(end, undefined);
       continue;
     }
     parsed.rows += 1;
-    parsed.built.push(parseRow(text, line, request.file, description, context));
+    const built = parseRow(text, line, request.file, description, context);
+    const digest = lineDigest(bytes);
+    parsed.built.push(built);
     parsed.bytes.push(bytes);
     parsed.lines.push(line);
-    parsed.hashes.push(lineHash(bytes));
+    parsed.hashes.push(rowHashText(digest));
+    cutter?.line(end, entryOf(digest, built.doc.id));
+  }
+  if (cutter) {
+    cutter.cut();
+    parsed.lineIndex = { bytes: encodeBlocks(cutter.out), blocks: cutter.out.length, entries: cutter.out.reduce((n, b) => n + b.entries, 0) };
   }
   return parsed;
 }
@@ -96,7 +111,9 @@ function blocks(parsed: Parsed, seen?: readonly (string | null)[]): PooledBlock[
 
 function finish(job: number, parsed: Parsed, seen?: readonly (string | null)[]): void {
   const out = blocks(parsed, seen);
-  const reply: ParseReply = { job, rows: parsed.rows, blankLines: parsed.blankLines, blocks: out };
+  const { lineIndex } = parsed;
+  const reply: ParseReply = { job, rows: parsed.rows, blankLines: parsed.blankLines, blocks: out, lineIndex };
+  // The line index's bytes are copied (its buffer may be a slice of Node's pool); the bodies are moved.
   port.postMessage(reply, out.flatMap((b) => [b.body.buffer as ArrayBuffer, b.ends.buffer as ArrayBuffer, b.lines.buffer as ArrayBuffer]));
 }
 

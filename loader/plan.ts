@@ -163,3 +163,17 @@ export function planIndices(input: PlanInput): IndexPlan[] {
     return { ...plan, action: 'build', index: own };
   });
 }
+
+/**
+ * Whether an update over a line index should go on, from what it has found so far: it stops for
+ * a build once the lines it had to send outnumber those the live index holds, past what the
+ * file's growth explains (an export adds its new rows on top) and a margin of 5 % of the file
+ * (at most 50,000 lines): a bundle of other data stops within that, a next export never does.
+ * What the stopped update did is lost, so the margin bounds that loss to ~5 % of a build.
+ */
+export function updateStillPays(found: { sent: number; matched: number; rows: number; previousDocuments: number }): boolean {
+  const { sent, matched, rows, previousDocuments } = found;
+  const margin = Math.min(50_000, Math.ceil(rows * 0.05));
+  const added = Math.max(0, rows - previousDocuments);
+  return sent <= added + margin || sent <= matched;
+}

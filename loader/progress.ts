@@ -6,7 +6,8 @@
 import { MultiBar } from 'cli-progress';
 
 export interface FileProgress {
-  increment(): void;
+  /** Rows done (one unless said: an update skips runs of unchanged lines at once). */
+  increment(count?: number): void;
   done(line: string): void;
 }
 
@@ -38,15 +39,19 @@ export function createProgress(options: { tty: boolean; write: (line: string) =>
     file(name, totalRows) {
       const started = performance.now();
       let rows = 0;
+      let shown = 0;
       if (tty) {
         bars ??= new MultiBar({ barCompleteChar: '█', barIncompleteChar: '░', hideCursor: true, etaBuffer: 50_000, fps: 5 });
         const owner = bars;
         active += 1;
         const bar = owner.create(totalRows, 0, { speed: 0 }, { format: `  ${name.padEnd(26)} {bar} {value}/{total} rows | {speed} rows/s | ETA {eta_formatted}` });
         return {
-          increment() {
-            rows += 1;
-            if (rows % 500 === 0) bar.update(rows, { speed: rate(rows, started) });
+          increment(count = 1) {
+            rows += count;
+            if (rows - shown >= 500) {
+              shown = rows;
+              bar.update(rows, { speed: rate(rows, started) });
+            }
           },
           done(line) {
             bar.update(rows, { speed: rate(rows, started) });
@@ -62,9 +67,10 @@ export function createProgress(options: { tty: boolean; write: (line: string) =>
       }
       let next = started + everyMs;
       return {
-        increment() {
-          rows += 1;
-          if (rows % 1000 === 0 && performance.now() >= next) {
+        increment(count = 1) {
+          rows += count;
+          if (rows - shown >= 1000 && performance.now() >= next) {
+            shown = rows;
             next = performance.now() + everyMs;
             write(`  ${name}: ${rows}/${totalRows} rows, ${rate(rows, started)} rows/s, RSS ${Math.round(process.memoryUsage.rss() / 2 ** 20)} MB`);
           }

@@ -84,6 +84,11 @@ export interface LineChunk {
   bytes: Buffer;
   firstLine: number;
   lines: number;
+  /**
+   * The one line that began in the bytes read before and ends in these (the chunk after it is a
+   * view of the bytes read, not a copy): a reader that batches lines takes it with the next chunk.
+   */
+  stitched?: boolean;
 }
 
 /** A file's whole-line chunks, and its integrity once every chunk has been read. */
@@ -172,13 +177,22 @@ export function readChunks(file: Pick<BundleFile, 'open' | 'gzip' | 'path' | 'lo
           carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
           continue;
         }
-        const whole = carry ? Buffer.concat([carry, chunk.subarray(0, last + 1)]) : chunk.subarray(0, last + 1);
+        newlines += count;
+        let from = 0;
+        if (carry) {
+          // The line read in two parts is one chunk of its own, so that the rest is not copied.
+          const first = chunk.indexOf(NEWLINE);
+          line += 1;
+          count -= 1;
+          yield { bytes: Buffer.concat([carry, chunk.subarray(0, first + 1)]), firstLine: line, lines: 1, stitched: true };
+          from = first + 1;
+        }
         // The unfinished last line is copied, so the chunk it came from is not kept alive by it.
         carry = last + 1 < chunk.length ? Buffer.from(chunk.subarray(last + 1)) : undefined;
-        const firstLine = line + 1;
-        newlines += count;
-        line += count;
-        yield { bytes: whole, firstLine, lines: count };
+        if (count > 0) {
+          yield { bytes: chunk.subarray(from, last + 1), firstLine: line + 1, lines: count };
+          line += count;
+        }
       }
     } catch (error) {
       if (error instanceof LoadError || (error as Error).name === 'AbortError') throw error;

@@ -4,16 +4,16 @@
  * loads — on the loader's thread (load-file.ts) and on a worker thread (parse-worker.ts) — so
  * both write the very same documents.
  */
-import { hash } from 'node:crypto';
 import { FIRST_SEEN, type IndexDescription, type LoadContext, ROW_HASH, RowError, documentId, rowsInDocValues, toBulkLines } from '../src/indices/description.ts';
 import { LoadError } from './errors.ts';
+import { lineDigest, rowHashText } from './line-index.ts';
 
 /**
  * The hash of an exported line that documents carry (ROW_HASH): 66 bits of the sha1 of its
  * UTF-8 bytes, as text. Hashing the bytes read spares encoding the decoded text once more.
  */
 export function lineHash(bytes: Buffer): string {
-  return hash('sha1', bytes, 'base64url').slice(0, 11);
+  return rowHashText(lineDigest(bytes));
 }
 
 function isMissing(value: unknown): boolean {

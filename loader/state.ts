@@ -6,7 +6,9 @@
  *   with a create, which Elasticsearch refuses when the document exists; kept by a heartbeat
  *   that extends its lease with a compare-and-set on the document's sequence number; released
  *   with a conditional delete. A lease nobody renews (a loader killed with -9) expires and is
- *   taken over, again by compare-and-set, so two waiters never both get it.
+ *   taken over, again by compare-and-set, so two waiters never both get it. A loader on the same
+ *   host takes over at once the lease of one that no longer runs there (a follower restarted after
+ *   a crash: `ownerGone`), without waiting for it to expire.
  * - `rollbacks`: bundles rolled back from, which a follower does not load again.
  * - `follower`: the follower's last check and last load, for the gateway's /metrics.
  */
@@ -48,6 +50,31 @@ export interface LockOptions {
   onWait?: (owner: string) => void;
 }
 
+/**
+ * Whether the owner of a lease is a loader of this host that no longer runs: its process is gone,
+ * or it had this very process id (a container restarted: the same host name, the same pid 1) under
+ * another owner. An owner of another host is never judged: only its lease's expiry frees it.
+ */
+export function ownerGone(owner: string, self: string, alive: (pid: number) => boolean = pidAlive, ours: ReadonlySet<string> = owners): boolean {
+  const [host, pid] = owner.split(':');
+  const [ownHost, ownPid] = self.split(':');
+  if (host !== ownHost || !pid || !/^\d+$/.test(pid) || ours.has(owner)) return false;
+  return pid === ownPid || !alive(Number(pid));
+}
+
+/** The owner names of this process's loaders (one process may run several: they wait for each other like any two). */
+const owners = new Set<string>();
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const isConflict = (error: unknown) => (error as { meta?: { statusCode?: number } }).meta?.statusCode === 409;
 
 /** Waits until this process holds the prefix's load lock. */
@@ -55,11 +82,15 @@ export async function acquireLoadLock(client: Client, prefix: string, options: L
   const { leaseMs = 60_000, heartbeatMs = 15_000, signal, onWait } = options;
   const index = await ensureStateIndex(client, prefix);
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  owners.add(owner);
   const lease = (): LockDoc => ({ owner, acquiredAt: new Date().toISOString(), expiresAt: Date.now() + leaseMs });
   let held: { seq: number; term: number } | undefined;
   let waited = false;
   while (!held) {
-    if (signal?.aborted) throw new LoadError('interrupted while waiting for another load to finish');
+    if (signal?.aborted) {
+      owners.delete(owner);
+      throw new LoadError('interrupted while waiting for another load to finish');
+    }
     try {
       const created = await client.create({ index, id: 'lock', document: lease() });
       held = { seq: created._seq_no!, term: created._primary_term! };
@@ -68,7 +99,7 @@ export async function acquireLoadLock(client: Client, prefix: string, options: L
       if (!isConflict(error)) throw error;
     }
     const current = await client.get<LockDoc>({ index, id: 'lock' }, { ignore: [404] });
-    if (current.found && current._source && current._source.expiresAt < Date.now()) {
+    if (current.found && current._source && (current._source.expiresAt < Date.now() || ownerGone(current._source.owner, owner))) {
       try {
         const taken = await client.index({ index, id: 'lock', document: lease(), if_seq_no: current._seq_no!, if_primary_term: current._primary_term! });
         held = { seq: taken._seq_no!, term: taken._primary_term! };
@@ -100,6 +131,7 @@ export async function acquireLoadLock(client: Client, prefix: string, options: L
     async release() {
       clearInterval(heartbeat);
       await client.delete({ index, id: 'lock', if_seq_no: held!.seq, if_primary_term: held!.term }, { ignore: [404, 409] });
+      owners.delete(owner);
     },
   };
 }

@@ -6,7 +6,7 @@
  * by the client, and an object replaced since the load is a 404, never its new bytes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,9 +62,9 @@ afterAll(async () => {
 });
 
 describe('a generation loaded from s3://', () => {
-  it('keeps no local copy: its files are in the store', () => {
+  it('keeps no local copy: its files are in the store (only the loader\'s line indices are kept locally)', () => {
     expect(gw.load.status).toBe('loaded');
-    expect(existsSync(path.join(gw.config.dataDir, gw.prefix))).toBe(false);
+    expect(readdirSync(path.join(gw.config.dataDir, gw.prefix))).toEqual(['line-index']);
     expect(existsSync(path.join(work, 'no-such-dir'))).toBe(false);
   });
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { IdSet } from '../../loader/id-set.ts';
 import { lineHash } from '../../loader/load-file.ts';
-import { type PlannedFile, SPREAD_MIN_SHARD_BYTES, planIndices, shardsFor, updatePays } from '../../loader/plan.ts';
+import { type PlannedFile, SPREAD_MIN_SHARD_BYTES, planIndices, shardsFor, updatePays, updateStillPays } from '../../loader/plan.ts';
 import { estimateReuse, sampleLineHashes } from '../../loader/reuse-estimate.ts';
 
 const descriptions = [
@@ -189,6 +189,20 @@ describe('the line sample of an estimate', () => {
   });
 });
 
+describe('whether an update over a line index goes on', () => {
+  it('goes on through a next export\'s new rows on top, however many the file gained, and while most lines are held', () => {
+    expect(updateStillPays({ sent: 75_000, matched: 0, rows: 10_075_000, previousDocuments: 10_000_000 })).toBe(true);
+    expect(updateStillPays({ sent: 200_000, matched: 9_000_000, rows: 10_000_000, previousDocuments: 10_000_000 })).toBe(true);
+  });
+
+  it('stops for a build once a file of other data has shown itself: within 5 % of the file (50,000 lines at most)', () => {
+    expect(updateStillPays({ sent: 5_001, matched: 0, rows: 100_000, previousDocuments: 100_000 })).toBe(false);
+    expect(updateStillPays({ sent: 5_000, matched: 0, rows: 100_000, previousDocuments: 100_000 })).toBe(true);
+    expect(updateStillPays({ sent: 50_001, matched: 10, rows: 10_000_000, previousDocuments: 10_000_000 })).toBe(false);
+    expect(updateStillPays({ sent: 30, matched: 0, rows: 30, previousDocuments: 30 })).toBe(false);
+  });
+});
+
 describe('IdSet', () => {
   it('counts distinct ids and answers membership once sealed', () => {
     const set = new IdSet();
@@ -199,5 +213,12 @@ describe('IdSet', () => {
     expect(ids.every((id) => set.has(id))).toBe(true);
     expect(set.has('event:5000')).toBe(false);
     expect(() => new IdSet().has('x')).not.toThrow();
+  });
+
+  it('says every id added before was seen: its Bloom filter has no false negatives (probes once went negative and missed)', () => {
+    const set = new IdSet(5000);
+    const ids = Array.from({ length: 5000 }, (_, i) => `event:stillness:0x${i.toString(16)}:${i % 7}`);
+    for (const id of ids) set.add(id);
+    expect(ids.filter((id) => !set.add(id))).toEqual([]);
   });
 });
