@@ -7,6 +7,7 @@
  * cached for a second; an alias swap is seen within that time. Failures become `ApiError`s
  * (see errors.ts) and are timed per index on the metrics.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
@@ -18,6 +19,7 @@ import type { Count } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
+import { HotRequests } from './hot-requests.ts';
 
 export interface Reader {
   readonly generation: GenerationDoc;
@@ -138,6 +140,8 @@ export interface SearchServiceOptions {
   /** Logs an ES failure with its reason (never sent to clients). */
   onError?: (error: unknown, index: string) => void;
   liveCacheMs?: number;
+  /** Searches warmed on a new generation before it is served (default WARM_REQUESTS; 0: served at once). */
+  warmRequests?: number;
   /** Admission control (admission.ts): runs each ES request (on `index`) when a slot is free, or throws `overloaded`. */
   admit?: <T>(call: () => Promise<T>, index: string) => Promise<T>;
 }
@@ -145,10 +149,28 @@ export interface SearchServiceOptions {
 /** How long the live generation read from Elasticsearch is reused (a swap is seen within it). */
 export const LIVE_CACHE_MS = 1000;
 
+/**
+ * A new generation is served once the most asked expensive searches of the gateway (hot-requests.ts)
+ * have run on it, WARM_REQUESTS of them, for WARM_MAX_MS at most, the replaced generation
+ * answering meanwhile. Its indices are new and their shard request caches empty: the first
+ * `group_by` of a list over 10 M events costs Elasticsearch about a second, later ones a few
+ * milliseconds from the cache. Elasticsearch computes concurrent identical searches once, so a
+ * client that asks the same meanwhile waits for that computation, and gateways that warm the
+ * same searches cost it once. The replaced generation answers only while it is kept (a load
+ * with KEEP_GENERATIONS=1 drops it at the swap): else the new one is served at once.
+ */
+export const WARM_REQUESTS = 16;
+export const WARM_MAX_MS = 2000;
+
 export function createSearchService(options: SearchServiceOptions): SearchService {
-  const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, admit } = options;
+  const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, warmRequests = WARM_REQUESTS, admit } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
   let lastLive: GenerationDoc | undefined;
+  /** The generation requests read; the live one once it is warmed. */
+  let served: GenerationDoc | undefined;
+  /** The generation being warmed, if one is. */
+  let warming: string | undefined;
+  const hot = new HotRequests();
 
   // Admitted first, then timed: time spent waiting for a slot is not Elasticsearch's.
   const timed = <T>(index: string, call: () => Promise<T>): Promise<T> => (admit ? admit(() => timedCall(index, call), index) : timedCall(index, call));
@@ -181,7 +203,34 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       cached = { at: now, value };
       value.catch(() => (cached = undefined));
     }
-    return cached.value;
+    return cached.value.then(adopt);
+  }
+
+  /** The generation to serve, given the live one: a new one once warmed (see WARM_REQUESTS). */
+  function adopt(latest: GenerationDoc | undefined): GenerationDoc | undefined {
+    if (!latest || !served || latest.generation === served.generation || warmRequests === 0 || hot.size === 0) {
+      served = latest;
+      warming = undefined;
+      return latest;
+    }
+    if (warming !== latest.generation) {
+      warming = latest.generation;
+      void warm(served, latest).finally(() => {
+        if (warming !== latest.generation) return;
+        served = latest;
+        warming = undefined;
+      });
+    }
+    return served;
+  }
+
+  /** Runs the most asked expensive searches on `to`, while `from` (if still kept) answers. */
+  async function warm(from: GenerationDoc, to: GenerationDoc): Promise<void> {
+    const kept = await client.indices.exists({ index: indexName(prefix, META_INDEX, from.generation) }).catch(() => false);
+    if (!kept) return;
+    const reader = readerOf(to, false, false);
+    const runs = hot.take(warmRequests).map((request) => (request.rows ? reader.searchRows(request.index, request.body) : reader.search(request.index, request.body)));
+    await Promise.race([Promise.allSettled(runs), sleep(WARM_MAX_MS, undefined, { ref: false })]);
   }
 
   const goneCursor = () =>
@@ -207,7 +256,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return rawHits(bytes);
   }
 
-  function readerOf(generation: GenerationDoc, live: boolean): Reader {
+  /** A reader of `generation`; the live one's expensive searches are noted (`record`) for the next warm-up. */
+  function readerOf(generation: GenerationDoc, live: boolean, record = live): Reader {
     const name = (index: IndexName) => concreteIndex(prefix, generation, index);
     const inDocValues = (index: IndexName) => rowsInDocValuesOf(generation, index);
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
@@ -229,6 +279,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return {
       generation,
       async search<T>(index: IndexName, body: SearchBody) {
+        if (record) hot.record(index, body, false);
         const response = await searchOn(index, () => client.search<T>({ ...rowRequest(generation, index, body), index: name(index) }));
         if (inDocValues(index)) {
           for (const hit of response.hits?.hits ?? []) withSource(hit);
@@ -236,7 +287,10 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         }
         return response;
       },
-      searchRows: (index, body) => searchOn(index, () => searchRaw({ ...rowRequest(generation, index, body), index: name(index), ...LIST_PARAMETERS })),
+      searchRows(index, body) {
+        if (record) hot.record(index, body, true);
+        return searchOn(index, () => searchRaw({ ...rowRequest(generation, index, body), index: name(index), ...LIST_PARAMETERS }));
+      },
       knownCount: (index, query, upTo) => counts.get(countKey(generation.generation, index, query, upTo)),
       rememberCount: (index, query, upTo, count) => void counts.set(countKey(generation.generation, index, query, upTo), count),
       async getMany<T>(index: IndexName, ids: string[]) {

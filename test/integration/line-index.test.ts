@@ -281,7 +281,8 @@ describe('a follower killed in the middle of an update', () => {
       log.length = 0;
       follower = startFollower(`${server.url}/`);
       const expected = lastPerId((await readAllRows(next, 'events.jsonl')).map((r) => JSON.stringify(r)));
-      await until('the next export live', async () => (await liveDoc(followPrefix)).generation !== before.generation);
+      // Its log line comes once the load is done, the generations it replaced pruned.
+      await until('the next export live', () => log.some((l) => /: loaded: .* is live as generation /.test(l)));
       const live = await liveDoc(followPrefix);
       expect(live.counts.events).toBe(expected.size);
       expect((await client.count({ index: aliasName(followPrefix, 'events') })).count).toBe(expected.size);

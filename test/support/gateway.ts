@@ -11,7 +11,7 @@ import { inject } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
-import { LIVE_CACHE_MS } from '../../src/search/search-service.ts';
+import { LIVE_CACHE_MS, WARM_MAX_MS } from '../../src/search/search-service.ts';
 import { type ServerOptions, startServer } from '../../src/server.ts';
 import type { ObjectStore } from '../../src/store/object-store.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
@@ -25,7 +25,8 @@ export interface TestGateway {
   load: LoadSummary;
   /**
    * Loads `source` as the next generation under this gateway's prefix (as `npm run load` would),
-   * then waits out the gateway's one-second cache of the live generation: the next request reads it.
+   * then waits until the gateway serves it (its one-second cache of the live generation, and the
+   * warm-up of a new generation: src/search/search-service.ts WARM_REQUESTS): the next request reads it.
    */
   loadNext(source: string, options?: { store?: ObjectStore }): Promise<LoadSummary>;
   /** GET a path; JSON body parsed when the response is JSON. */
@@ -80,6 +81,11 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     async loadNext(next, { store } = {}) {
       const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store });
       await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
+      for (let waited = 0; waited < LIVE_CACHE_MS + WARM_MAX_MS + 2000; waited += 50) {
+        const ready = await fetch(`${running.url}/v1/ready`).then((r) => r.json()).catch(() => undefined);
+        if ((ready as { data?: { generation?: string } } | undefined)?.data?.generation === summary.generation) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       return summary;
     },
     async get(pathAndQuery, init) {
