@@ -64,7 +64,7 @@ export interface LoadBenchResult {
   bulkMbPerRequest: number;
 }
 
-interface Captured {
+export interface Captured {
   /** Description name of the index (`events`). */
   index: string;
   file: string;
@@ -73,7 +73,7 @@ interface Captured {
 }
 
 /** Step 1: load once and keep every `_bulk` body the loader sends, in order. */
-async function capture(client: Client, dir: string, out: string, config: Readonly<Config>, log: Log): Promise<{ generation: string; bodies: Captured[] }> {
+export async function capture(client: Client, dir: string, out: string, config: Readonly<Config>, log: Log): Promise<{ generation: string; bodies: Captured[] }> {
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   const bodies: Captured[] = [];
@@ -145,7 +145,7 @@ function post(url: string, body: Buffer): Promise<{ status: number; text: string
  * part of its merging). Step 4 with `beside`: started with each index's clock, and awaited
  * within it.
  */
-async function replay(
+export async function replay(
   client: Client,
   esUrl: string,
   generation: string,

@@ -13,6 +13,7 @@ import type { LoadBenchResult } from './load.ts';
 import type { OverloadBenchResult, ScenarioFigures } from './overload.ts';
 import type { StreamBenchResult } from './stream.ts';
 import type { WorkersBenchResult } from './workers.ts';
+import type { YearBenchResult } from './year.ts';
 import type { AutocompleteBenchResult } from './autocomplete.ts';
 import type { ClientBenchResult } from './client.ts';
 import type { ScaleBenchResult } from './scale.ts';
@@ -35,6 +36,7 @@ interface Report {
   overload?: OverloadBenchResult;
   workers?: WorkersBenchResult;
   stream?: StreamBenchResult;
+  year?: YearBenchResult;
 }
 
 const HEADER =
@@ -305,6 +307,52 @@ function streamTable(r: StreamBenchResult): string[] {
   ];
 }
 
+function yearTable(y: YearBenchResult): string[] {
+  const b = y.fullBuild;
+  const routes = Object.keys(y.scale.year);
+  return [
+    `${y.bundle.events} events, ${y.bundle.entities} entities, ${y.bundle.rows} rows (${y.bundle.jsonlMb} MB of JSONL, ${y.bundle.storedMb} MB stored); a store of a tenth of the events beside it.`,
+    '',
+    row(['full build', 'rows/s', 'ES CPU', 'loader peak RSS', 'raw `_bulk` of its documents', 'loader / raw']),
+    row(Array(6).fill('---')),
+    row([`${b.seconds} s`, b.rowsPerSecond, `${b.esCpuSeconds} s`, `${b.peakRssMb} MB`, b.raw ? `${b.raw.seconds} s (${b.raw.docsPerSecond} docs/s)` : 'not run (`--no-raw`)', b.raw ? `**${b.raw.ratio}**` : '—']),
+    '',
+    row(['hourly export', 'new events', 'publication → served', 'load', 'read bound', '**load / read bound**', 'ES CPU', 'indexing the rows written', '**ES / indexing**', 'loader peak RSS', 'list p99 during / before', 'first group_by / warm', 'first histogram / warm']),
+    row(Array(13).fill('---')),
+    ...y.exports.map((e, i) =>
+      row([
+        i + 1,
+        e.newEvents,
+        `${e.publishToServedSeconds} s`,
+        `${e.loadSeconds} s`,
+        `${e.readBoundSeconds} s`,
+        `**${e.readBoundRatio}×**`,
+        `${e.esCpuSeconds} s`,
+        `${e.esCpuIndexingSeconds} s (${e.written} rows)`,
+        `**${e.esCpuRatio}×**`,
+        `${e.loaderPeakRssMb} MB`,
+        `**${e.listP99Ratio}×**`,
+        `${e.firstFacet.groupBy?.firstMs} / ${e.firstFacet.groupBy?.warmMs} ms (**${e.firstFacet.groupBy?.ratio}×**)`,
+        `${e.firstFacet.histogram?.firstMs} / ${e.firstFacet.histogram?.warmMs} ms (**${e.firstFacet.histogram?.ratio}×**)`,
+      ]),
+    ),
+    '',
+    `A polite client, 20 requests a second over the mix, the response cache off; p50 / p99 ms idle on the small store and on the year (ratio of p99s), and on the small store during the year's full build (list pages' p99 **${y.servingDuringBuild.listP99Ratio}×** idle).`,
+    '',
+    row(['route', 'small store', 'year', '**year / small p99**', 'small store during the full build']),
+    row(Array(5).fill('---')),
+    ...routes.map((name) =>
+      row([name, `${y.scale.small[name]?.p50} / ${y.scale.small[name]?.p99}`, `${y.scale.year[name]?.p50} / ${y.scale.year[name]?.p99}`, `**${y.scale.p99Ratio[name]}×**`, `${y.servingDuringBuild.duringBuild[name]?.p50} / ${y.servingDuringBuild.duringBuild[name]?.p99}`]),
+    ),
+    '',
+    row(['every new row exactly once', 'expected', 'received', 'missing / twice', '', 'gateway RSS idle → end']),
+    row(Array(6).fill('---')),
+    row(['stream', y.stream.expected, y.stream.received, `**${y.stream.missing} / ${y.stream.twice}**`, '', `${y.gatewayRssMb.idle} → ${y.gatewayRssMb.end} MB (**${y.gatewayRssMb.delta >= 0 ? '+' : ''}${y.gatewayRssMb.delta}**)`]),
+    row(['`since_indexed` walk', y.walk.expected, y.walk.received, `**${y.walk.missing} / ${y.walk.twice}**`, '', '']),
+    '',
+  ];
+}
+
 /** The benchmarks in the order RESULTS.md lists them, each with its tables. */
 const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'machine'>, (r: Report) => string[]][] = [
   ['load', (r) => loadTable(r.load!)],
@@ -316,6 +364,7 @@ const SECTIONS: readonly [keyof Omit<Report, 'date' | 'quick' | 'commit' | 'mach
   ['overload', (r) => overloadTable(r.overload!)],
   ['workers', (r) => workersTable(r.workers!)],
   ['stream', (r) => streamTable(r.stream!)],
+  ['year', (r) => yearTable(r.year!)],
   ['soak', (r) => soakTable(r.soak!)],
 ];
 

@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers|stream ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
- * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--only greedy] [--workers 1,2,4] [--streams N]`: runs the benchmarks (load,
+ * `npm run bench [-- load|http|es-cost|scale|autocomplete|client|soak|overload|workers|stream|year ...] [--quick] [--scale N] [--http-scale N] [--seconds S]
+ * [--rounds R] [--events 1m,10m] [--reuse] [--minutes M] [--overload-scale N] [--only greedy] [--workers 1,2,4] [--streams N] [--exports K] [--no-raw]`: runs the benchmarks (load,
  * http and scale by default; soak, 10 minutes of mixed load, and overload, clients on distinct
  * loopback addresses against the limits, only when named), prints their results
  * as JSON, writes them to `bench/results/<date>.json` (not committed; the run says where) and
@@ -28,6 +28,7 @@ import { benchScale, parseSize } from './scale.ts';
 import { benchSoak } from './soak.ts';
 import { benchStream } from './stream.ts';
 import { benchWorkers } from './workers.ts';
+import { benchYear } from './year.ts';
 import { codeVersion, cpuTimes, describeMachine, quietMachine, stealPercent } from './support.ts';
 
 const { values, positionals } = parseArgs({
@@ -45,7 +46,10 @@ const { values, positionals } = parseArgs({
     workers: { type: 'string' },
     streams: { type: 'string' },
     only: { type: 'string' },
+    exports: { type: 'string' },
+    raw: { type: 'boolean', default: true },
   },
+  allowNegative: true,
 });
 const quick = values.quick;
 /** `--only greedy`: the overload bench up to its greedy clients (to iterate on them); the whole of it by default. */
@@ -109,6 +113,12 @@ try {
     const counts = values.workers?.split(',').map(Number);
     report.workers = await measured('workers', () =>
       benchWorkers({ client, esUrl: url, config, scale: Number(values['http-scale'] ?? 28), seconds: Number(values.seconds ?? (quick ? 2 : 4)), counts, log }),
+    );
+  }
+  if (which.has('year')) {
+    const events = parseSize(values.events ?? (quick ? '200k' : '10m'));
+    report.year = await measured('year', () =>
+      benchYear({ client, esUrl: url, config, events, exports: Number(values.exports ?? (quick ? 2 : 3)), seconds: Number(values.seconds ?? (quick ? 10 : 60)), raw: values.raw, log }),
     );
   }
   if (which.has('soak')) {

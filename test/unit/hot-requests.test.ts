@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { HotRequests, isExpensive } from '../../src/search/hot-requests.ts';
 
 const kinds = { size: 0, track_total_hits: true, aggs: { groups: { terms: { field: 'kind' } } } };
-const days = { size: 0, track_total_hits: true, aggs: { buckets: { date_histogram: { field: 'occurredAt', calendar_interval: 'day' } } } };
+const days = { size: 0, track_total_hits: true, aggs: { buckets: { date_histogram: { field: 'occurredAt', calendar_interval: 'day' as const } } } };
 const counted = { size: 25, track_total_hits: 10_000, sort: [{ occurredAt: 'desc' }] };
 
 it('keeps aggregations and pages that count their rows, not plain pages nor reads by id', () => {
