@@ -19,7 +19,7 @@ import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex,
  * Refreshed on the way, the segments are written beside the indexing.
  */
 const LOADING_REFRESH = '10s';
-const LOADING = { number_of_replicas: 0, refresh_interval: LOADING_REFRESH, 'translog.durability': 'async' } as const;
+const LOADING = { number_of_replicas: 0, refresh_interval: LOADING_REFRESH, 'translog.durability': 'async', 'merge.scheduler.auto_throttle': false } as const;
 
 /** Creates an empty index tuned for bulk loading. */
 export async function createIndex(client: Client, index: string, mapping: MappingFile, shards = 1): Promise<void> {
@@ -51,16 +51,43 @@ export async function createMetaIndex(client: Client, prefix: string, generation
  * replicas, waits until they are allocated (green) — up to `greenTimeout`, after which the load
  * goes on: every primary is active and the replicas keep recovering.
  */
-export async function finishIndices(client: Client, indices: string[], replicas: number, warn: (line: string) => void, greenTimeout = '60s'): Promise<void> {
+export async function finishIndices(client: Client, indices: string[], replicas: number, warn: (line: string) => void, greenTimeout = '60s', settled: string[] = []): Promise<void> {
   if (indices.length === 0) return;
   await client.indices.putSettings({ index: indices, settings: { refresh_interval: '1s', number_of_replicas: replicas, 'translog.durability': 'request' } });
   await client.indices.refresh({ index: indices });
   await client.indices.flush({ index: indices });
   await client.indices.addBlock({ index: indices.join(','), block: 'write' });
+  if (settled.length) await settleMerges(client, settled, warn);
   if (replicas > 0) {
     const health = await client.cluster.health({ index: indices, wait_for_status: 'green', timeout: greenTimeout });
     if (health.timed_out) warn(`replicas of ${indices.length} indices not all allocated after ${greenTimeout} (cluster ${health.status}); going on`);
   }
+}
+
+/** How long a load waits for the merges of its updated indices before it makes them live anyway. */
+const MERGE_WAIT_MS = 30_000;
+
+/**
+ * Waits until no merge runs on these indices (the updated ones: `finishIndices`'s `settled`), then
+ * refreshes them once more, so that the generation goes live on the segments it will keep. A merge
+ * that ends after the swap opens a new reader at the next refresh: the shard request cache the
+ * gateways warmed for the new generation (src/search/search-service.ts WARM_REQUESTS) is then
+ * empty again, and queries meanwhile share the cores with the merge. After an update only its
+ * few new segments merge: a moment. A full build's merges take minutes on two cores (a 2 M-event
+ * index: more than 120 s after its last write): not waited for — builds are rare, exports are not.
+ */
+export async function settleMerges(client: Client, indices: string[], warn: (line: string) => void, maxMs = MERGE_WAIT_MS): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const stats = await client.indices.stats({ index: indices, metric: 'merge' });
+    if ((stats._all.total?.merges?.current ?? 0) === 0) break;
+    if (Date.now() - started > maxMs) {
+      warn(`merges still running on the new indices after ${maxMs / 1000} s; going live meanwhile`);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await client.indices.refresh({ index: indices });
 }
 
 /** Sets the replica count of indices reused from an earlier generation (ES_REPLICAS may have changed). */

@@ -466,7 +466,8 @@ async function readDocuments(run: LoadRun): Promise<{ catalog: Record<string, un
 async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Record<string, number>> {
   const { client, replicas = 0, progress = silentProgress } = run.options;
   const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
-  await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`));
+  const updated = results.filter((r) => r.action === 'update').map((r) => r.index);
+  await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`), undefined, updated);
   await setReplicas(client, results.filter((r) => r.action === 'reuse').map((r) => r.index), replicas);
   const counts: Record<string, number> = {};
   for (const result of results) {
