@@ -66,6 +66,8 @@ const KILLMAILS_PER_HOUR = Math.round(5_480 / 120);
 /** One entity per this many events (the reference has 12: a year adds events faster than entities). */
 const EVENTS_PER_ENTITY = 120;
 const POLITE_RATE = 20;
+/** A polite client's first seconds, left out of idle figures: the first asks of each route fill caches. */
+const WARM_UP_MS = 10_000;
 
 type Window = Record<string, { p50: number; p99: number; count: number; errors: number }>;
 
@@ -79,7 +81,12 @@ export interface ExportFigures {
   readBoundSeconds: number;
   /** loadSeconds / readBoundSeconds (goal ≤ 1.5). */
   readBoundRatio: number;
+  /** Elasticsearch's CPU from the publication to the swap (the update's own), less the polite client's. */
   esCpuSeconds: number;
+  /** …and from the swap to served: the gateway's warm-up of the new generation (WARM_REQUESTS). */
+  warmEsCpuSeconds: number;
+  /** Pointer written → the alias swapped. */
+  publishToLiveSeconds: number;
   /** The rows written, at the full build's ES CPU per row. */
   esCpuIndexingSeconds: number;
   /** esCpuSeconds / esCpuIndexingSeconds (goal ≤ 2). */
@@ -156,7 +163,7 @@ async function politePaths(url: string): Promise<Record<string, string>> {
  * bytes, the late ones: the export's bytes are what they would be, without compressing 10 M rows
  * again), entities changed and removed, new killmails; manifest and catalog to match.
  */
-async function nextExport(from: string, to: string, hour: number, log: Log): Promise<{ newIds: string[] }> {
+export async function nextExport(from: string, to: string, hour: number, log: Log): Promise<{ newIds: string[] }> {
   const manifest = await readManifest(from);
   const at = new Date(Date.parse(manifest.generatedAt) + 3_600_000);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -278,7 +285,8 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       captured = await capture(client, dir, path.join(work, 'bulk'), config, log);
     }
     const politeSmall = startPolite(smallGw.url, smallPaths, POLITE_RATE);
-    await sleep(seconds * 1000);
+    // The first asks of each route fill the caches: not idle figures.
+    await sleep(WARM_UP_MS + seconds * 1000);
     const buildStart = Date.now();
     log('the full build, by `npm run load` in its own process ...');
     const cpuBefore = await esCpuMillis(esUrl);
@@ -311,9 +319,11 @@ export async function benchYear(options: { client: Client; esUrl: string; config
     gateways.push(gw);
     const paths = await politePaths(gw.url);
     const smallIdle = startPolite(smallGw.url, smallPaths, POLITE_RATE);
-    await sleep(seconds * 1000);
-    const smallWindow = windowFigures(await smallIdle.stop(), 0, Infinity);
+    const smallFrom = Date.now() + WARM_UP_MS;
+    await sleep(WARM_UP_MS + seconds * 1000);
+    const smallWindow = windowFigures(await smallIdle.stop(), smallFrom, Infinity);
     const polite = startPolite(gw.url, paths, POLITE_RATE);
+    await sleep(WARM_UP_MS);
     const yearIdleFrom = Date.now();
     await sleep(seconds * 1000);
     const yearIdleTo = Date.now();
@@ -370,23 +380,32 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       const publishedAt = Date.now();
       const t0 = performance.now();
       let servedAt = 0;
+      let liveAt = 0;
+      let cpuLive = 0;
       for (;;) {
-        const served = await servedGeneration(gw.url);
-        if (served && served !== before) {
+        if (!liveAt) {
           const live = (await client.search<GenerationDoc>({ index: aliasName(PREFIX, META_INDEX), size: 1 })).hits.hits[0]?._source;
           if (live?.manifestSha256 === published.manifestSha256) {
-            servedAt = Date.now();
-            break;
+            liveAt = Date.now();
+            cpuLive = await esCpuMillis(esUrl);
           }
+        }
+        const served = await servedGeneration(gw.url);
+        if (liveAt && served && served !== before) {
+          servedAt = Date.now();
+          break;
         }
         if (lines.slice(logged).some((l) => /: failed: /.test(l))) throw new Error(`the follower failed: ${lines.at(-1)}`);
         await sleep(25);
       }
       const publishToServedSeconds = round((performance.now() - t0) / 1000);
-      const cpu = ((await esCpuMillis(esUrl)) - cpu0) / 1000 - politeCpuPerSecond * (servedAt - publishedAt) / 1000;
+      // The update's own: to the swap (the gateways' warm-up of the new generation comes after it).
+      const cpu = (cpuLive - cpu0) / 1000 - (politeCpuPerSecond * (liveAt - publishedAt)) / 1000;
+      const warmCpu = ((await esCpuMillis(esUrl)) - cpuLive) / 1000 - (politeCpuPerSecond * (Date.now() - liveAt)) / 1000;
       const peak = await vm(follower.pid!, 'VmHWM');
       while (!lines.slice(logged).some((l) => /: loaded: /.test(l))) await sleep(50);
       const own = lines.slice(logged);
+      for (const line of own) if (!/rows, \d+ rows\/s, RSS/.test(line)) log(`    follower: ${line}`);
       const loadSeconds = Number(/: loaded: .*\(([\d.]+) s\)/.exec(own.find((l) => /: loaded: /.test(l))!)![1]);
       const changed = own.flatMap((l) => /^\s+(\S+\.jsonl): \d+ rows in/.exec(l)?.[1] ?? []);
       const written = own.reduce((n, l) => n + Number(/updated: (\d+) written/.exec(l)?.[1] ?? /(\d+) rows in [\d.]+ s \(built\)/.exec(l)?.[1] ?? 0), 0);
@@ -407,6 +426,8 @@ export async function benchYear(options: { client: Client; esUrl: string; config
         readBoundSeconds,
         readBoundRatio: round(loadSeconds / readBoundSeconds),
         esCpuSeconds: round(cpu),
+        warmEsCpuSeconds: round(warmCpu),
+        publishToLiveSeconds: round((liveAt - publishedAt) / 1000),
         esCpuIndexingSeconds: round(written * cpuPerRow),
         esCpuRatio: round(cpu / (written * cpuPerRow)),
         written,

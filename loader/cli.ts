@@ -15,6 +15,7 @@
  * picks on a large machine lets a load's short-lived garbage add ~100 MB of RSS for nothing.
  */
 import path from 'node:path';
+import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig, parseDuration } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
@@ -83,6 +84,15 @@ async function main(): Promise<number> {
     return 2;
   }
   const write = (line: string) => console.error(line);
+  // Before any other thread starts (libuv's pool, parse workers), so that they inherit it: on
+  // Linux a nice value is a thread's own. On shared cores the loader then yields to reads.
+  if (config.loadNice > 0) {
+    try {
+      setPriority(config.loadNice);
+    } catch (error) {
+      write(`warning: could not lower the loader's priority (LOAD_NICE=${config.loadNice}): ${(error as Error).message}`);
+    }
+  }
   const client = createClient(config.esUrl, 120_000);
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

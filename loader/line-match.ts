@@ -15,8 +15,9 @@
  *
  * Repeated ids: a line whose id was sent earlier in the file is sent even when unchanged, so
  * that the last line of an id wins (its document's version says so, load-file.ts). Sent ids go
- * into a Bloom filter checked for every skipped line (a false positive only sends an unchanged
- * line again) and a sorted list for the end.
+ * into a Bloom filter checked for every skipped line (16 M bits, two probes: 10⁻⁵ false positives
+ * at 20,000 sent lines, and a false positive only sends an unchanged line again) and a sorted
+ * list for the end.
  *
  * The end (`finish`): one pass over the old line index says, for each old line not matched,
  * whether its id was sent (changed) or not (removed: its document is deleted), and how many
@@ -72,7 +73,7 @@ export interface MatchEnd {
 /** A fixed Bloom filter of 8-byte id hashes (their two halves make the probes). */
 class IdBloom {
   static readonly BITS = 1 << 24;
-  static readonly PROBES = 4;
+  static readonly PROBES = 2;
   readonly #bits = new Uint32Array(IdBloom.BITS / 32);
 
   add(id: Uint8Array, at = 0): void {

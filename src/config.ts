@@ -129,6 +129,11 @@ export interface Config {
    * core but one, at most two), none below 4 cores.
    */
   loadWorkers: number | undefined;
+  /**
+   * `LOAD_NICE`: the loader's CPU priority, as `nice` (0 = as any process; default 10): where it
+   * shares cores with Elasticsearch and gateways, their reads go first (loader/cli.ts).
+   */
+  loadNice: number;
   /** Where the follower (`npm run load -- --follow`) reads bundles: a directory, http(s) URL or s3://bucket/prefix. */
   loadSource: string | undefined;
   /** How often the follower checks the source's pointer. */
@@ -441,6 +446,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shardTargetBytes: int(env, 'ES_SHARD_TARGET_GB', 25, 1, 1000)! * 1024 ** 3,
     loadConcurrency: int(env, 'LOAD_CONCURRENCY', undefined, 1, 1000),
     loadWorkers: int(env, 'LOAD_WORKERS', undefined, 0, 256),
+    loadNice: int(env, 'LOAD_NICE', 10, 0, 19)!,
     loadSource: optional(env, 'LOAD_SOURCE'),
     followEveryMs: parseDuration('FOLLOW_EVERY', str(env, 'FOLLOW_EVERY', '60s'), 1000),
     store: parseStoreConfig(env),

@@ -66,7 +66,8 @@ describe.skipIf(!chromium)('the live switch in Chromium', () => {
     await page.goto(`${gw.url}/explorer/#/killmails?cycles=all`);
     await expect.poll(() => rowIds(), { timeout: 15_000 }).toEqual(firstPage);
     const toggle = page.getByRole('switch', { name: 'Live' });
-    await expect(toggle.getAttribute('aria-checked')).resolves.toBe('false');
+    // The switch renders its state a render after the URL changes: waited for, never read once.
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
     await toggle.click();
     await page.waitForURL(/live=on/);
     await expect.poll(() => page.getByTestId('live-status').getAttribute('data-status')).toBe('live');
@@ -106,7 +107,8 @@ describe.skipIf(!chromium)('the live switch in Chromium', () => {
     // Off: the stream closes, the URL forgets it.
     await toggle.click();
     await expect.poll(() => page.url()).not.toContain('live=on');
-    await expect(toggle.getAttribute('aria-checked')).resolves.toBe('false');
+    // The switch renders its state a render after the URL changes: waited for, never read once.
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
     await expect.poll(() => streamsOpen()).toBe(0);
 
     // On again, then away to another view: unmounting closes it too.

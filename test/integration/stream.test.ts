@@ -22,6 +22,7 @@ import { toEventListQuery } from '../../src/query/timeline.ts';
 import { createClient } from '../../src/search/client.ts';
 import { createSearchService } from '../../src/search/search-service.ts';
 import { createStreamHub } from '../../src/stream/hub.ts';
+import { decodeResumeToken, nanosText } from '../../src/stream/resume-token.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { byteCompare, expectError, instantNanos } from '../support/expect.ts';
 import { type SseStream, openSse } from '../support/sse.ts';
@@ -120,9 +121,12 @@ describe('event streams', () => {
     // The rows as the list route answers them, in the same order.
     const listed = await gw.get(`/v1/killmails?cycles=all&sort=indexedAt:asc&since_indexed=${through}&limit=200`);
     expect(all.rows()).toEqual(listed.body.data);
-    // Every stream ends on an id that resumes it.
-    expect(all.lastId()).toBeDefined();
-    for (const stream of [all, twin, ofKind, utopia]) stream.close();
+    // Every stream ends on an id that resumes it: resumed from there, nothing comes again.
+    const again = await sse('/v1/killmails/stream?cycles=all', { 'Last-Event-ID': all.lastId()! });
+    await again.until((s) => s.comments.includes('live'), 'resumed: live');
+    expect(again.status).toBe(200);
+    expect(again.rows()).toEqual([]);
+    for (const stream of [all, twin, ofKind, utopia, again]) stream.close();
   }, 180_000);
 
   it('resumes with Last-Event-ID or since_indexed across two generations: none missed, none twice', async () => {
@@ -211,10 +215,13 @@ describe('event streams', () => {
 
   it('ends every stream on shutdown, cleanly and at once (SHUTDOWN_TIMEOUT_MS is ten minutes here)', async () => {
     const stream = await liveStream('/v1/killmails/stream');
+    const through = (await gw.get('/v1/ready')).body.data.indexedThrough as string;
+    const secret = gw.config.cursorSecret;
     await gw.close();
     await stream.ended;
     expect(stream.error).toBeUndefined();
-    expect(stream.lastId()).toBeDefined();
+    // Its last id resumes where it stood: every row first held up to the live generation's instant was sent.
+    expect(decodeResumeToken(stream.lastId()!, 'killmails', secret)).toEqual({ indexedAt: nanosText(through) });
     gw = undefined as unknown as TestGateway;
   });
 });

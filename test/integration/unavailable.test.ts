@@ -28,7 +28,7 @@ describe('no generation loaded', () => {
     const ready = await get(gw.url, '/v1/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.data).toMatchObject({ status: 'degraded', manifest: false, generation: null });
-    expect(ready.headers.get('retry-after')).toBeTruthy();
+    expect(ready.headers.get('retry-after')).toBe('5');
     expect((await get(gw.url, '/v1/health')).status).toBe(200);
   });
 
@@ -36,7 +36,7 @@ describe('no generation loaded', () => {
     const { status, body, headers } = await get(gw.url, route);
     expect(status).toBe(503);
     expect(body.error.code).toBe('unavailable');
-    expect(headers.get('retry-after')).toBeTruthy();
+    expect(headers.get('retry-after')).toBe('5');
   });
 });
 
