@@ -55,7 +55,7 @@ import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/genera
 import { openSse } from '../test/support/sse.ts';
 import { type Captured, capture, replay, runLoader } from './load.ts';
 import { type Sample, startPolite, windowFigures } from './polite.ts';
-import { type Log, esCpuMillis, round, spawnGateway } from './support.ts';
+import { type Log, cpuSeconds, esCpuMillis, round, spawnGateway } from './support.ts';
 
 const PREFIX = 'bench-year';
 const SMALL_PREFIX = 'bench-year-small';
@@ -93,6 +93,8 @@ export interface ExportFigures {
   esCpuRatio: number;
   written: number;
   loaderPeakRssMb: number;
+  /** CPU seconds each process used from the publication to the swap (the object store stands in for a remote one). */
+  cpuDuringUpdate: Record<string, number>;
   idle: Window;
   duringUpdate: Window;
   /** p99 during the update / idle, list pages together (goal ≤ 1.5). */
@@ -358,6 +360,7 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       }
     })();
     const cpuPerRow = buildCpu / built.rows;
+    const othersCpu = async (): Promise<Record<string, number>> => ({ loader: await cpuSeconds(follower!.pid!), store: await cpuSeconds(moto.pid), gateway: await cpuSeconds(gw.pid), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 });
     // What the polite client costs Elasticsearch idle, per second, to leave out of an update's figure.
     const idleCpuStart = await esCpuMillis(esUrl);
     await sleep(10_000);
@@ -376,6 +379,7 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       await writeFile(`/proc/${follower.pid}/clear_refs`, '5');
       const logged = lines.length;
       const cpu0 = await esCpuMillis(esUrl);
+      const others0 = await othersCpu();
       const published = await publishBundle(next, SOURCE, { store: moto.store() });
       const publishedAt = Date.now();
       const t0 = performance.now();
@@ -402,15 +406,20 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       // The update's own: to the swap (the gateways' warm-up of the new generation comes after it).
       const cpu = (cpuLive - cpu0) / 1000 - (politeCpuPerSecond * (liveAt - publishedAt)) / 1000;
       const warmCpu = ((await esCpuMillis(esUrl)) - cpuLive) / 1000 - (politeCpuPerSecond * (Date.now() - liveAt)) / 1000;
+      const others = await othersCpu();
       const peak = await vm(follower.pid!, 'VmHWM');
       while (!lines.slice(logged).some((l) => /: loaded: /.test(l))) await sleep(50);
       const own = lines.slice(logged);
       for (const line of own) if (!/rows, \d+ rows\/s, RSS/.test(line)) log(`    follower: ${line}`);
-      const loadSeconds = Number(/: loaded: .*\(([\d.]+) s\)/.exec(own.find((l) => /: loaded: /.test(l))!)![1]);
+      const loadSeconds = Number(/: loaded: .*\(([\d.]+) s[:)]/.exec(own.find((l) => /: loaded: /.test(l))!)![1]);
       const changed = own.flatMap((l) => /^\s+(\S+\.jsonl): \d+ rows in/.exec(l)?.[1] ?? []);
       const written = own.reduce((n, l) => n + Number(/updated: (\d+) written/.exec(l)?.[1] ?? /(\d+) rows in [\d.]+ s \(built\)/.exec(l)?.[1] ?? 0), 0);
       await sleep(2000);
       const samples = await polite.snapshot();
+      // Who had the cores meanwhile, and when the slowest answers came: what a p99 during the update is made of.
+      const cpuDuringUpdate = Object.fromEntries([...Object.entries(others).map(([name, seconds]) => [name, round(seconds - others0[name]!)]), ['elasticsearch', round((cpuLive - cpu0) / 1000)]]);
+      const slowest = samples.filter((s) => s.at >= publishedAt && s.at < servedAt).toSorted((a, b) => b.ms - a.ms).slice(0, 8);
+      log(`  export ${hour}: CPU s during the update ${JSON.stringify(cpuDuringUpdate)}; slowest answers ${slowest.map((s) => `${s.name} ${round(s.ms, 0)} ms at +${round((s.at - publishedAt) / 1000, 1)} s`).join(', ')}`);
       const firstFacet: ExportFigures['firstFacet'] = {};
       for (const name of ['groupBy', 'histogram']) {
         const after = samples.filter((s) => s.name === name && s.at >= servedAt && s.status === 200);
@@ -432,6 +441,7 @@ export async function benchYear(options: { client: Client; esUrl: string; config
         esCpuRatio: round(cpu / (written * cpuPerRow)),
         written,
         loaderPeakRssMb: peak,
+        cpuDuringUpdate,
         idle: windowFigures(samples, quietFrom, publishedAt),
         duringUpdate: windowFigures(samples, publishedAt, servedAt),
         listP99Ratio: listRatio(samples, [publishedAt, servedAt], [quietFrom, publishedAt]),

@@ -19,6 +19,7 @@ import { LoadError } from './errors.ts';
 import { type LoadOptions, loadBundle } from './load-bundle.ts';
 import { type PollValidators, pollSource } from './poll.ts';
 import { recordFollower, rolledBack } from './state.ts';
+import { formatSteps } from './summary.ts';
 
 
 export interface FollowOptions extends LoadOptions {
@@ -56,7 +57,7 @@ export async function follow(options: FollowOptions): Promise<void> {
           const summary = await loadBundle(source, { ...options, store });
           if (summary.status === 'loaded') {
             last = { loadedAt: new Date().toISOString(), generation: summary.generation };
-            [outcome, message] = ['loaded', `bundle ${bundle} is live as generation ${summary.generation} (${summary.seconds.toFixed(1)} s)`];
+            [outcome, message] = ['loaded', `bundle ${bundle} is live as generation ${summary.generation} (${summary.seconds.toFixed(1)} s: ${formatSteps(summary.steps)})`];
           } else {
             [outcome, message] = ['live', `bundle ${bundle} is live`];
           }

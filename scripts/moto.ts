@@ -18,6 +18,8 @@ const REGION = 'us-east-1';
 
 export interface MotoServer {
   endpoint: string;
+  /** The server's process (a bench reads the CPU it used). */
+  pid: number;
   /** The environment a loader or gateway process reads (AWS_* names). */
   env: Record<string, string>;
   /** The settings src/config.ts would make of `env` (with `overrides`, e.g. a wrong secret). */
@@ -108,6 +110,7 @@ export async function startMoto(): Promise<MotoServer> {
     const store = (overrides = {}, options: ObjectStoreOptions = {}) => createObjectStore(config(overrides), { backoff: { baseMs: 20, maxMs: 500 }, ...options });
     return {
       endpoint,
+      pid: child.pid!,
       env: { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_REGION: REGION, AWS_ENDPOINT_URL_S3: endpoint },
       config,
       store,
