@@ -20,6 +20,7 @@ import { killmailRoutes } from './routes/killmails.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { provenanceRoutes } from './routes/provenance.ts';
+import { resolveRoutes } from './routes/resolve.ts';
 import { serviceRoutes } from './routes/service.ts';
 import { streamRoutes } from './routes/stream.ts';
 import { routeCost } from './routes/operation.ts';
@@ -40,7 +41,7 @@ import type { EarlyRefusal } from './http/early-refusal.ts';
 import { staticPages } from './http/static.ts';
 
 /** Route families, each in its own module under src/routes (streams before the detail routes that would take `stream` for an id). */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, streamRoutes, eventRoutes, killmailRoutes, provenanceRoutes, opsRoutes, exportRoutes, openApiRoutes];
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, streamRoutes, eventRoutes, killmailRoutes, provenanceRoutes, resolveRoutes, opsRoutes, exportRoutes, openApiRoutes];
 
 /** Every route of the API on one router (the root and OpenAPI documents are written from it). */
 export function createRouter(deps: RouteDeps): AppRouter {

@@ -20,11 +20,21 @@ export interface FactDoc extends Rowed {
   id: string;
   entityId: string;
   key: string;
+  /** The value of an `*_address` fact (`character_address`), lowercased: what `/v1/resolve` finds an entity by. */
+  address?: string;
   sourceId: string;
   confidence?: string;
   reviewStatus?: string;
   environment: string;
   cycle: number;
+}
+
+/** An address as facts keep it (`address`, lowercased) and as `/v1/resolve` compares a pasted value with it. */
+export const ADDRESS = /^0x[0-9a-f]{1,64}$/i;
+
+/** An `*_address` fact's value, lowercased, when it is one (`0x` and hex digits). */
+function addressOf(key: string, value: unknown): string | undefined {
+  return key.endsWith('_address') && typeof value === 'string' && ADDRESS.test(value) ? value.toLowerCase() : undefined;
 }
 
 export const facts: IndexDescription<FactDoc> = {
@@ -45,6 +55,7 @@ export const facts: IndexDescription<FactDoc> = {
       id: `${entityId}:${key}:${sourceId}`,
       entityId,
       key,
+      address: addressOf(key, row.value),
       sourceId,
       confidence: str(row.confidence),
       reviewStatus: str(row.reviewStatus),

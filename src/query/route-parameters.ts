@@ -14,6 +14,8 @@ import { type TimeBound, toTimeBound } from './time-range.ts';
 import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
 
 export const DEFAULT_LIMIT = 50;
+/** Ids are at most Elasticsearch's 512-byte `_id` (longer ones are hashed) plus their prefix: a longer value is no identifier. */
+export const MAX_RESOLVE_LENGTH = 600;
 export const MAX_LIMIT = 200;
 /** Longer queries are refused: nobody searches a registry with a paragraph. */
 export const MAX_Q_LENGTH = 200;
@@ -228,6 +230,11 @@ export function listParams(values: Values<typeof LIST>, defaultEnvironment: stri
 export const PATH_PARAMETERS = {
   idOrSlug: pathParameter('idOrSlug', { description: 'Entity id (`system:stillness:30000142`) or slug (`system-30000142-stillness`).', schema: { type: 'string' }, expects: 'an id or slug' }),
   id: pathParameter('id', { description: 'Record id, as exported.', schema: { type: 'string' }, expects: 'an id' }),
+  value: pathParameter('value', {
+    description: `Any identifier: an entity id or slug, a character's address (\`0x…\`), a killmail id, an event id or transaction digest, a source id, an artefact id or sha256, a chain object id or object id. At most ${MAX_RESOLVE_LENGTH} characters, no spaces.`,
+    schema: { type: 'string', maxLength: MAX_RESOLVE_LENGTH, pattern: '^\\S+$', examples: ['character:stillness:2112000007'] },
+    expects: `an identifier (at most ${MAX_RESOLVE_LENGTH} characters, no spaces)`,
+  }),
   typeId: pathParameter('typeId', { description: 'Numeric static type id (the `<n>` of ids ending in `:type:<n>`).', schema: { type: 'string', examples: ['77800'] }, expects: 'a type id' }),
   file: pathParameter('file', {
     description:

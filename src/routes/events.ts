@@ -82,4 +82,6 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
   });
 
   detailRoute(router, deps, '/v1/events/:id', 'events', 'Event not found.', { summary: 'An event', answer: one(ref('Event')) });
+  // Chain objects have no list of their own (the export is their list); `/v1/resolve` links them here.
+  detailRoute(router, deps, '/v1/chain-objects/:id', 'chain_objects', 'Chain object not found.', { summary: 'A chain object', answer: one(ref('ChainObject')) });
 }

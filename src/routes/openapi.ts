@@ -51,11 +51,11 @@ const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; desc
 /** The families of the API, in the order `/docs/` shows them; each path belongs to the first that matches. */
 const TYPED = Object.keys(TYPED_COLLECTIONS).join('|');
 export const TAGS: { name: string; description: string; paths: RegExp }[] = [
-  { name: 'entities', description: 'Search, list and look up entities; autocomplete.', paths: /^\/v1\/(search|autocomplete|entities(\/\{idOrSlug\})?)$/ },
+  { name: 'entities', description: 'Search, list and look up entities; autocomplete; what any identifier names.', paths: /^\/v1\/(search|autocomplete|entities(\/\{idOrSlug\})?|resolve\/\{value\})$/ },
   { name: 'typed collections', description: 'Entities of one type (`/v1/characters`, `/v1/systems`, …) and the static types.', paths: new RegExp(`^/v1/(${TYPED}|types)(/\\{\\w+\\})?$`) },
   { name: 'current state', description: 'The current state of characters, tribes, assemblies and their relations.', paths: /^\/v1\/current\// },
   { name: 'provenance', description: 'Facts, relations and sources of an entity; sources and their artefacts.', paths: /^\/v1\/(entities\/\{idOrSlug\}\/|sources|artefacts)/ },
-  { name: 'events', description: 'Public chain events.', paths: /^\/v1\/events/ },
+  { name: 'events', description: 'Public chain events, and the chain objects they touched.', paths: /^\/v1\/(events|chain-objects)/ },
   { name: 'killmails', description: 'Killmails, by involvement, as resolved and as reported.', paths: /^\/v1\/killmails/ },
   { name: 'operations', description: 'Operational documents of the ingest: freshness, cursors, coverage, gaps.', paths: /^\/v1\/ops\// },
   { name: 'exports', description: 'The files of the live export bundle.', paths: /^\/v1\/exports\// },

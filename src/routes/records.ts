@@ -12,7 +12,7 @@
  */
 import { entities } from '../indices/entities.ts';
 import { sources } from '../indices/provenance.ts';
-import { events, killmails } from '../indices/timeline.ts';
+import { chainObjects, events, killmails } from '../indices/timeline.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
@@ -183,6 +183,31 @@ export const SCHEMAS = {
     },
     events.requiredFields,
   ),
+  ChainObject: record(
+    'A chain_objects.jsonl row.',
+    {
+      id: text('`object:<objectId>:<version>`.'),
+      objectId: text(),
+      environment: ENVIRONMENT,
+      typeRepr: text('`<pkg>::<module>::<Type>`.'),
+      packageId: text(),
+      module: text(),
+      typeName: text(),
+      version: text(),
+      digest: text(),
+      sourceId: text(),
+      cycle: CYCLE,
+      observedAt: time(),
+      payload: anyJson('The raw chain object (`json`, `moveType`, …).'),
+    },
+    chainObjects.requiredFields,
+  ),
+  Resolved: closed({
+    type: { type: 'string', enum: ['entity', 'killmail', 'event', 'source', 'artefact', 'chain_object'] },
+    id: text('The record\'s id.'),
+    href: text('The record\'s route.'),
+    matched: text('The field the value was found in: `id`, `slug`, `address` (an `*_address` fact of the entity), `transactionDigest`, `sha256` or `objectId`.'),
+  }),
   ResolvedValue: RESOLVED_VALUE,
   Killmail: record(
     'A killmails.jsonl row, names and unresolved actors filled from entity records.',

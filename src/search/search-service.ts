@@ -31,6 +31,10 @@ export interface Reader {
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
   getWithOriginal<T>(index: IndexName, id: string): Promise<{ source: T; original: Record<string, unknown> } | undefined>;
   count(index: IndexName, query?: estypes.QueryDslQueryContainer): Promise<number>;
+  /** The concrete name of one of this generation's indices (a body that names indices by `_index`). */
+  indexName(index: IndexName): string;
+  /** One search over several of this generation's indices, for doc values only (no rows): each hit's fields and the index it came from. */
+  searchAcross(indices: readonly IndexName[], body: SearchBody): Promise<{ index: IndexName; fields: Record<string, unknown[]> }[]>;
   /**
    * The count of `query` (counted exactly up to `upTo`, `true`: always) as a page of this
    * generation read it before, if one did: a generation never changes once live, so its counts
@@ -286,6 +290,16 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     }
     return {
       generation,
+      indexName: name,
+      async searchAcross(indices, body) {
+        const names = new Map(indices.map((index) => [name(index), index]));
+        // A generation loaded before an index existed lacks it: a missing index holds nothing to find.
+        const response = await searchOn(indices[0]!, () => client.search({ ...body, index: [...names.keys()].join(','), ignore_unavailable: true }));
+        return response.hits.hits.flatMap((hit) => {
+          const index = names.get(hit._index);
+          return index ? [{ index, fields: (hit.fields ?? {}) as Record<string, unknown[]> }] : [];
+        });
+      },
       async search<T>(index: IndexName, body: SearchBody) {
         if (record) hot.record(index, body, false);
         const response = await searchOn(index, () => client.search<T>({ ...rowRequest(generation, index, body), index: name(index) }));
