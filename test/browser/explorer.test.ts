@@ -141,6 +141,32 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     await expect.poll(() => page.locator('[data-testid=record]').innerText()).toContain('sha256');
   });
 
+  it('opens the record a pasted identifier names: a killmail id, an address in capitals, a transaction digest', async () => {
+    const killmail = killmails.find((r) => r.environment === 'stillness')!;
+    const address = facts.find((r) => String(r.key).endsWith('_address') && /^0x[0-9a-f]+$/i.test(String(r.value)))!;
+    const owners = new Set(facts.filter((r) => String(r.key).endsWith('_address') && String(r.value).toLowerCase() === String(address.value).toLowerCase()).map((r) => r.entityId));
+    // A digest whose events the default environment lists (the events list is scoped; resolve is not).
+    const byDigest = new Map<string, BundleRow[]>();
+    for (const r of events) if (r.transactionDigest) byDigest.set(r.transactionDigest, [...(byDigest.get(r.transactionDigest) ?? []), r]);
+    const stillness = [...byDigest].filter(([, rows]) => rows.every((r) => r.environment === 'stillness'));
+    const [digest, digestRows] = stillness.find(([, rows]) => rows.length > 1) ?? stillness[0]!;
+    const digestEvents = digestRows.map((r) => String(r.id));
+    expect(owners.size, 'one entity holds the address').toBe(1);
+    const cases: [string, (hash: string) => boolean][] = [
+      [killmail.id, (hash) => hash === `#/killmails/${killmail.id}`],
+      [`0x${String(address.value).slice(2).toUpperCase()}`, (hash) => hash === `#/entities/${[...owners][0]}`],
+      [digest, (hash) => (digestEvents.length === 1 ? hash === `#/events/${digestEvents[0]}` : hash.startsWith('#/events?') && hash.includes(`transaction_digest=${digest}`))],
+    ];
+    for (const [value, expected] of cases) {
+      await open('#/search');
+      const box = page.getByRole('combobox', { name: 'Search the registry' });
+      await box.fill(value);
+      await box.press('Enter');
+      await expect.poll(() => decodeURIComponent(new URL(page.url()).hash), { message: value, timeout: 10_000 }).toSatisfy(expected);
+    }
+    if (digestEvents.length > 1) await expect.poll(async () => (await rowIds()).toSorted()).toEqual(digestEvents.toSorted());
+  });
+
   it('opens a killmail and its raw record', async () => {
     const row = killmails.find((r) => r.environment === 'stillness' && r.raw)!;
     await open(`#/killmails/${encodeURIComponent(row.id)}`);

@@ -31,7 +31,7 @@ function View({ route }: { route: Route }) {
   if (view === 'events' && !id) return <EventsPage params={params} />;
   if (view === 'killmails' && !id) return <KillmailsPage params={params} />;
   if (view === 'status') return <StatusPage />;
-  if (id && ['events', 'killmails', 'sources', 'artefacts'].includes(view)) return <RecordPage key={`${view}/${id}/${sub}`} view={view} id={id} {...(sub ? { sub } : {})} />;
+  if (id && ['events', 'killmails', 'sources', 'artefacts', 'chain-objects'].includes(view)) return <RecordPage key={`${view}/${id}/${sub}`} view={view} id={id} {...(sub ? { sub } : {})} />;
   return <SearchPage params={params} />;
 }
 

@@ -4,7 +4,7 @@
  */
 
 export interface Route {
-  /** `search`, `entities`, `events`, `killmails`, `sources`, `artefacts`, `status`. */
+  /** `search`, `entities`, `events`, `killmails`, `sources`, `artefacts`, `chain-objects`, `status`. */
   view: string;
   /** The id after the view (`#/entities/<id>`), decoded. */
   id?: string;
@@ -30,11 +30,16 @@ export function formatHash(view: string, params: Record<string, string | undefin
   return `#/${path}${query ? `?${query}` : ''}`;
 }
 
-/** Link target of a registry id: entities, events, killmails, sources and artefacts each have a view. */
+/** Link target of a registry id: entities, events, killmails, sources, artefacts and chain objects each have a view. */
 export function hrefOf(id: string): string {
   const prefix = id.slice(0, id.indexOf(':'));
-  const view = { event: 'events', killmail: 'killmails', source: 'sources', artefact: 'artefacts' }[prefix] ?? 'entities';
+  const view = { event: 'events', killmail: 'killmails', source: 'sources', artefact: 'artefacts', object: 'chain-objects' }[prefix] ?? 'entities';
   return formatHash(view, {}, id);
+}
+
+/** The view of a record `/v1/resolve` names by its `type`. */
+export function viewOfType(type: string): string {
+  return { killmail: 'killmails', event: 'events', source: 'sources', artefact: 'artefacts', chain_object: 'chain-objects' }[type] ?? 'entities';
 }
 
 export function navigate(hash: string): void {

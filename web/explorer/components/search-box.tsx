@@ -1,12 +1,13 @@
 /**
  * The search box: suggestions from `/v1/autocomplete` as the user types (debounced, one request
  * in flight, stale answers dropped), arrow keys and Enter to pick, Escape to close, the part of
- * each word matching what was typed marked. Enter without a picked suggestion opens the full
- * results. ARIA 1.2 combobox pattern (input + listbox).
+ * each word matching what was typed marked. Enter without a picked suggestion opens the record a
+ * pasted identifier names (`/v1/resolve`: an id, slug, address, digest…), else the full results.
+ * ARIA 1.2 combobox pattern (input + listbox).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, type Row } from '../api.ts';
-import { formatHash, navigate } from '../route.ts';
+import { formatHash, navigate, viewOfType } from '../route.ts';
 
 const DEBOUNCE_MS = 150;
 
@@ -59,9 +60,15 @@ export function SearchBox({ scope, initial }: SearchBoxProps) {
     setText('');
     navigate(formatHash('entities', {}, String(row.id)));
   };
-  const submit = () => {
+  const submit = async () => {
     setOpen(false);
-    navigate(formatHash('search', { ...scope, q: text.trim() || undefined }));
+    const q = text.trim();
+    const record = q && !/\s/.test(q) ? await resolved(q) : undefined;
+    if (record) {
+      setText('');
+      return navigate(record);
+    }
+    navigate(formatHash('search', { ...scope, q: q || undefined }));
   };
   const onKeyDown = (event: KeyboardEvent) => {
     const shown = open && suggestions.length > 0;
@@ -78,13 +85,13 @@ export function SearchBox({ scope, initial }: SearchBoxProps) {
       event.preventDefault();
       const row = shown && active >= 0 ? suggestions[active] : undefined;
       if (row) pick(row);
-      else submit();
+      else void submit();
     }
   };
 
   const shown = open && suggestions.length > 0;
   return (
-    <form class="search-box" role="search" onSubmit={(event) => (event.preventDefault(), submit())}>
+    <form class="search-box" role="search" onSubmit={(event) => (event.preventDefault(), void submit())}>
       <label for="q" class="visually-hidden">
         Search the registry
       </label>
@@ -128,6 +135,30 @@ export function SearchBox({ scope, initial }: SearchBoxProps) {
       {unavailable ? <p class="muted small">Suggestions are unavailable; Enter searches.</p> : null}
     </form>
   );
+}
+
+interface Resolved {
+  type: string;
+  id: string;
+}
+
+/**
+ * Where a pasted identifier leads: the record it names, a transaction's events when it is a
+ * digest; undefined (search instead) when it names nothing or several records, or the gateway
+ * cannot say.
+ */
+async function resolved(value: string): Promise<string | undefined> {
+  const records = await getJson<(Resolved & { matched: string })[]>(`/v1/resolve/${encodeURIComponent(value)}`).then(
+    (answer) => answer.data,
+    () => [],
+  );
+  // One id may be both an entity and its own record (a killmail is also in entities.jsonl): the record's view says more.
+  if (records.length > 0 && new Set(records.map((r) => r.id)).size === 1) {
+    const record = records.find((r) => r.type !== 'entity') ?? records[0]!;
+    return formatHash(viewOfType(record.type), {}, record.id);
+  }
+  if (records.length > 1 && records.every((r) => r.type === 'event' && r.matched === 'transactionDigest')) return formatHash('events', { transaction_digest: value, cycles: 'all' });
+  return undefined;
 }
 
 /** The label with, in each word, the longest prefix shared with a typed word inside `<mark>`. */

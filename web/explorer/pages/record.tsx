@@ -15,6 +15,7 @@ const ROUTES: Record<string, { path: string; title: string }> = {
   killmails: { path: '/v1/killmails', title: 'Killmail' },
   sources: { path: '/v1/sources', title: 'Source' },
   artefacts: { path: '/v1/artefacts', title: 'Artefact' },
+  'chain-objects': { path: '/v1/chain-objects', title: 'Chain object' },
 };
 
 export function RecordPage({ view, id, sub }: { view: string; id: string; sub?: string }) {
