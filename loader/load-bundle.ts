@@ -186,6 +186,19 @@ function loadContext(client: Client, cycleStarts: readonly CycleStart[], plans: 
       const buckets = (response.aggregations?.kills as { buckets: { key: string }[] } | undefined)?.buckets ?? [];
       return new Set(buckets.map((b) => b.key));
     },
+    // Counted, not listed: a character's tribes are its `belongs_to` relations' objects (a few).
+    async lookupTribes(ids) {
+      if (ids.length === 0) return new Map();
+      const response = await client.search({
+        index: relationIndex,
+        size: 0,
+        query: { bool: { filter: [{ terms: { subjectEntityId: ids } }, { term: { predicate: 'belongs_to' } }, { prefix: { objectEntityId: 'tribe:' } }] } },
+        aggs: { characters: { terms: { field: 'subjectEntityId', size: ids.length }, aggs: { tribes: { terms: { field: 'objectEntityId', size: 10 } } } } },
+      });
+      type Buckets = { buckets: { key: string; tribes: { buckets: { key: string }[] } }[] };
+      const buckets = (response.aggregations?.characters as Buckets | undefined)?.buckets ?? [];
+      return new Map(buckets.map((b) => [b.key, b.tribes.buckets.map((t) => t.key)]));
+    },
   };
 }
 

@@ -23,6 +23,7 @@ const context: LoadContext = {
   cycleStarts,
   lookupEntities: () => Promise.reject(new Error('no lookups on a parse worker')),
   lookupNpcKills: () => Promise.reject(new Error('no lookups on a parse worker')),
+  lookupTribes: () => Promise.reject(new Error('no lookups on a parse worker')),
 };
 
 const byName = new Map<string, IndexDescription<any>>(INDICES.map((d) => [d.name, d as IndexDescription<any>]));

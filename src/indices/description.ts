@@ -27,6 +27,8 @@ export interface LoadContext {
   lookupEntities(ids: string[]): Promise<ReadonlyMap<string, Row>>;
   /** Of these killmail ids, those whose killer is an enemy through a sourced `killer` relation of the generation. */
   lookupNpcKills(ids: string[]): Promise<ReadonlySet<string>>;
+  /** The tribes these characters belong to (`belongs_to` relations of the generation), by character id. */
+  lookupTribes(characterIds: string[]): Promise<ReadonlyMap<string, readonly string[]>>;
 }
 
 /** An index mapping file: settings and mappings as sent to `indices.create`. */

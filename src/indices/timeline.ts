@@ -17,6 +17,7 @@ import { cycleAt, declaredCycle } from './cycle.ts';
 import { type IndexDescription, type MappingFile, type Row, RowError, required, str, tokensOf } from './description.ts';
 import { toInstant } from '../time/instant.ts';
 import { actorEntityIds, listView } from './killmail-actors.ts';
+import { type KillmailLabel, labelsOf, proofOf } from './killmail-labels.ts';
 
 function occurred(row: Row, field: string) {
   const instant = toInstant(required(row, field));
@@ -81,6 +82,8 @@ export interface KillmailDoc {
   reporterId?: string;
   /** Killer proven NPC: an explicit killer type id, or a sourced enemy killer relation. */
   npc: boolean;
+  /** `npc`, `structure`, `same_tribe`, `unresolved` (killmail-labels.ts): set by `prepare`, kept in the list view too. */
+  labels: KillmailLabel[];
   /** Words of the id, the actors' ids and names, and the loss type: the `q` filter. */
   tokens: string[];
   /** The exported row while building; the list view once `prepare` ran. */
@@ -103,13 +106,18 @@ export const killmails: IndexDescription<KillmailDoc> = {
   // Actor names come from the entities, NPC proofs from the relations (a sourced `killer` relation to an enemy).
   dependsOn: ['entities', 'relations'],
   async prepare(docs, context) {
-    const [entities, npcKills] = await Promise.all([
+    const characters = docs.flatMap((d) => [d.victimId, ...d.killerIds].filter((id): id is string => id?.startsWith('character:') === true));
+    const [entities, npcKills, tribes] = await Promise.all([
       context.lookupEntities(actorEntityIds(docs.map((d) => d.row))),
       context.lookupNpcKills(docs.filter((d) => !d.npc).map((d) => d.id)),
+      context.lookupTribes([...new Set(characters)]),
     ]);
     for (const doc of docs) {
-      doc.row = listView(doc.row, entities);
       if (npcKills.has(doc.id)) doc.npc = true;
+      // From the row as exported: the list view leaves out `raw`, where the proof is.
+      doc.labels = labelsOf(doc.row, doc, (id) => tribes.get(id) ?? []);
+      const proof = proofOf(doc.row);
+      doc.row = { ...listView(doc.row, entities), labels: doc.labels, ...(proof && { proof }) };
     }
   },
   sort: [
@@ -141,6 +149,7 @@ export const killmails: IndexDescription<KillmailDoc> = {
       reporterId,
       // Completed by `prepare` with the relations' proof.
       npc: killerTypeId !== undefined || killer.isNpc === true,
+      labels: [],
       tokens: tokensOf(
         id,
         row.lossType,

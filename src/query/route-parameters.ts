@@ -8,6 +8,7 @@
  * and filter values are data, not errors: they match nothing.
  */
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
+import { KILLMAIL_LABELS } from '../indices/killmail-labels.ts';
 import { ApiError } from '../errors.ts';
 import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
 import { type TimeBound, toTimeBound } from './time-range.ts';
@@ -123,6 +124,14 @@ export const NPC = queryParameter('npc', {
   schema: { type: 'boolean' },
   expects: 'true or false',
   convert: (text) => text === 'true',
+});
+
+const LABEL_ALTERNATIVES = KILLMAIL_LABELS.join('|');
+export const LABEL = queryParameter('label', {
+  description: `Killmails with this label: \`${KILLMAIL_LABELS.join('`, `')}\` (what each means: the Killmail record's \`labels\`). Several separated by \`|\` match any of them.`,
+  schema: { type: 'string', pattern: `^(?:${LABEL_ALTERNATIVES})(?:\\|(?:${LABEL_ALTERNATIVES}))*$`, examples: ['npc', 'same_tribe|structure'] },
+  expects: `labels among ${KILLMAIL_LABELS.join(', ')}, separated by |`,
+  convert: (text): AnyOf => anyOf('label', text),
 });
 
 export const SOURCE_KIND = filter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);

@@ -62,6 +62,8 @@ export interface KillmailListParams extends TimelineParams {
   killer?: AnyOf;
   reporter?: AnyOf;
   npc?: boolean;
+  /** Killmails with any of these labels (src/indices/killmail-labels.ts). */
+  label?: AnyOf;
 }
 
 const EVENT_SORT = toSort(events, events.sort);
@@ -111,8 +113,8 @@ export function toEventListBody(params: EventListParams, currentCycle: number, p
 }
 
 export function toKillmailListQuery(params: Omit<KillmailListParams, 'limit'>, currentCycle: number): ListQuery {
-  const { system, victim, killer, reporter, npc } = params;
-  const filter = [...scoped(params, currentCycle), ...exact({ systemId: system, victimId: victim, killerIds: killer, reporterId: reporter })];
+  const { system, victim, killer, reporter, npc, label } = params;
+  const filter = [...scoped(params, currentCycle), ...exact({ systemId: system, victimId: victim, killerIds: killer, reporterId: reporter, labels: label })];
   if (npc !== undefined) filter.push(term('npc', npc));
   if (params.involved !== undefined) filter.push(involvement(params.involved, params.side));
   // The stored row is the list view (the raw chain payload left out: the reference's weak point 12).

@@ -1,6 +1,6 @@
 /**
  * `/v1/killmails` (newest first, cycle-scoped; `system`, `victim`, `killer`, `reporter`,
- * `npc` filters), `/v1/killmails/{id}` and `/v1/killmails/{id}/raw`.
+ * `npc`, `label` filters), `/v1/killmails/{id}` and `/v1/killmails/{id}/raw`.
  *
  * Actors and names were resolved from the registry's entities when the generation was loaded
  * (src/indices/killmail-actors.ts), so a list page is one search that returns the stored list
@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
+import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LABEL, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
@@ -33,6 +33,7 @@ const GROUPS = [
   { ...keyword('killer', 'killerId', 'entities'), filters: ['killerIds'] },
   keyword('reporter', 'reporterId', 'entities'),
   { name: 'npc', field: 'npc', type: 'boolean' } as const,
+  keyword('label', 'labels'),
   cycleGroup,
 ];
 
@@ -57,6 +58,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     KILLER,
     REPORTER,
     NPC,
+    LABEL,
     SINCE,
     UNTIL,
     SINCE_INDEXED,
@@ -68,10 +70,10 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
   ] as const;
   route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
     const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
-    const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
+    const { q, system, victim, killer, reporter, npc, label, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
     if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, ids, q, system, victim, killer, reporter, npc, involved, side, since, until, sinceIndexed, sort };
+    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort };
     await sendList(ctx, deps, {
       route: '/v1/killmails',
       bind,

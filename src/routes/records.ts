@@ -12,6 +12,7 @@
  */
 import { entities } from '../indices/entities.ts';
 import { sources } from '../indices/provenance.ts';
+import { KILLMAIL_LABELS } from '../indices/killmail-labels.ts';
 import { chainObjects, events, killmails } from '../indices/timeline.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
@@ -221,6 +222,18 @@ export const SCHEMAS = {
       summaryText: text(),
       sources: texts(),
       warnings: texts(),
+      labels: {
+        type: 'array',
+        items: { type: 'string', enum: [...KILLMAIL_LABELS] },
+        description:
+          '`npc`: the killer is an NPC; `structure`: the loss is not a ship; `same_tribe`: the victim and a killer belong to one tribe; `unresolved`: the export did not resolve the victim or the killer.',
+      },
+      proof: {
+        type: 'object',
+        description: "The killmail's chain event, when the export names one.",
+        properties: { eventId: text('`raw.sourceEventId`.'), href: text('The event\'s route.'), transactionDigest: text('From the event id.') },
+        required: ['eventId', 'href'],
+      },
     },
     killmails.requiredFields,
   ),

@@ -23,6 +23,7 @@ import {
   KILLER,
   MODULE,
   NPC,
+  LABEL,
   PACKAGE_ID,
   Q,
   REPORTER,
@@ -52,7 +53,7 @@ const LAST_EVENT_ID = headerParameter(RESUME_HEADER, {
 });
 
 const SCOPE = [ENVIRONMENT, CYCLES, CYCLE] as const;
-const KILLMAIL_FILTERS = [...SCOPE, Q, IDS, INVOLVED, SIDE, SYSTEM, VICTIM, KILLER, REPORTER, NPC, SINCE, UNTIL, SINCE_INDEXED] as const;
+const KILLMAIL_FILTERS = [...SCOPE, Q, IDS, INVOLVED, SIDE, SYSTEM, VICTIM, KILLER, REPORTER, NPC, LABEL, SINCE, UNTIL, SINCE_INDEXED] as const;
 const EVENT_FILTERS = [...SCOPE, Q, IDS, EVENT_KIND, MODULE, PACKAGE_ID, TRANSACTION_DIGEST, SOURCE_ID, SINCE, UNTIL, SINCE_INDEXED] as const;
 
 /** The later of the client's `since_indexed` and a walk's bound: both keep rows first held after them. */
@@ -102,9 +103,9 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
   const common = { readsIndex: true, conditional: false, cost: 'list', headers: [LAST_EVENT_ID], description: DESCRIPTION } as const;
 
   route(router, '/v1/killmails/stream', { ...common, summary: 'Killmails as they become visible (Server-Sent Events)', query: KILLMAIL_FILTERS, answer: { kind: 'stream', data: ref('Killmail') } }, (ctx, params) => {
-    const { q, system, victim, killer, reporter, npc, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
+    const { q, system, victim, killer, reporter, npc, label, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
     if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
-    const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, q, system, victim, killer, reporter, npc, involved, side, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
+    const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
     const feed: Feed = {
       index: 'killmails',
       key: cursorScope('/v1/killmails/stream', bind),

@@ -231,7 +231,7 @@ describe('group_by', () => {
     const res = await gw.get('/v1/killmails?group_by=lossType');
     expectError(res, 400, 'bad_request', 'group_by');
     expect(res.body.error.message).toContain('lossType');
-    expect(res.body.error.message).toContain('system, victim, killer, reporter, npc, cycle');
+    expect(res.body.error.message).toContain('system, victim, killer, reporter, npc, label, cycle');
     expectError(await gw.get('/v1/events?group_by=kind&cursor=abc'), 400, 'bad_request', 'group_by');
   });
 });

@@ -20,7 +20,7 @@ import type { IndexDescription, LoadContext } from '../../src/indices/descriptio
 import { createObjectStore } from '../../src/store/object-store.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
-const context: LoadContext = { cycleStarts, lookupEntities: async () => new Map(), lookupNpcKills: async () => new Set() };
+const context: LoadContext = { cycleStarts, lookupEntities: async () => new Map(), lookupNpcKills: async () => new Set(), lookupTribes: async () => new Map() };
 const versionBase = 7 * 2 ** 32;
 const indexedAt = '2026-11-27T10:00:00.000Z';
 /** Small blocks, so a chunk gives several. */

@@ -1,0 +1,110 @@
+/**
+ * Killmail labels and proof against a real Elasticsearch (issue 48): every killmail answers the
+ * labels a computation over the bundle files gives (killmails, and the relations that prove NPC
+ * kills and tribes), `label=` filters the list and its download to exactly those, and each proof
+ * names the chain event the export names, with its transaction digest.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
+import { lastWins } from '../support/expect.ts';
+import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+let killmails: BundleRow[];
+/** Killmail id → the labels the files give it. */
+const expected = new Map<string, string[]>();
+let eventIds: Set<string>;
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+const obj = (v: unknown): BundleRow | undefined => (v !== null && typeof v === 'object' ? (v as BundleRow) : undefined);
+
+beforeAll(async () => {
+  gw = await startTestGateway({ name: 'killmail-labels', scale: 3, seed: 48 });
+  killmails = lastWins(await readAllRows(gw.bundleDir, 'killmails.jsonl'), (r) => r.id);
+  const relations = await readAllRows(gw.bundleDir, 'relations.jsonl');
+  eventIds = new Set((await readAllRows(gw.bundleDir, 'events.jsonl')).map((r) => String(r.id)));
+  const npcByRelation = new Set(relations.filter((r) => r.predicate === 'killer' && String(r.objectEntityId).startsWith('enemy:')).map((r) => r.subjectEntityId));
+  const tribes = new Map<string, Set<string>>();
+  for (const r of relations) {
+    if (r.predicate !== 'belongs_to' || !String(r.objectEntityId).startsWith('tribe:')) continue;
+    tribes.set(r.subjectEntityId, (tribes.get(r.subjectEntityId) ?? new Set()).add(r.objectEntityId));
+  }
+  for (const row of killmails) {
+    const victim = obj(row.victim);
+    const killer = obj(row.killer);
+    const labels: string[] = [];
+    if (text(row.killerTypeId) || text(killer?.typeId) || killer?.isNpc === true || npcByRelation.has(row.id)) labels.push('npc');
+    if (text(row.lossType) && String(row.lossType).toLowerCase() !== 'ship') labels.push('structure');
+    const victimId = text(row.victimCharacterId) ?? text(victim?.entityId) ?? text(victim?.rawId);
+    const killerCharacter = text(row.killerCharacterId) ?? (killer?.entityType === 'character' ? text(killer.entityId) ?? text(killer.rawId) : undefined);
+    const killers = [killerCharacter, text(killer?.entityId)].filter((id): id is string => id?.startsWith('character:') === true && id !== victimId);
+    const victimTribes = victimId ? (tribes.get(victimId) ?? new Set()) : new Set();
+    if (killers.some((id) => [...(tribes.get(id) ?? [])].some((t) => victimTribes.has(t)))) labels.push('same_tribe');
+    const resolved = (value: BundleRow | undefined, ids: unknown[]) => value?.entityType !== 'unknown' && [...ids, value?.entityId, value?.rawId].some((id) => text(id) !== undefined);
+    if (!resolved(victim, [row.victimCharacterId]) || !resolved(killer, [row.killerCharacterId, row.killerTypeId, killer?.typeId])) labels.push('unresolved');
+    expected.set(row.id, labels);
+  }
+}, 300_000);
+
+afterAll(() => gw?.close());
+
+/** Every row of a list, page after page. */
+async function all(query: string): Promise<BundleRow[]> {
+  const rows: BundleRow[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await gw.get(`/v1/killmails?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(res.status, query).toBe(200);
+    rows.push(...res.body.data);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
+const environments = () => [...new Set(killmails.map((r) => String(r.environment)))];
+
+describe('killmail labels and proof', () => {
+  it('labels every killmail as the bundle files say, each label on some', async () => {
+    for (const label of ['npc', 'structure', 'same_tribe', 'unresolved']) expect([...expected.values()].filter((l) => l.includes(label)).length, label).toBeGreaterThan(0);
+    let seen = 0;
+    for (const environment of environments()) {
+      for (const row of await all(`cycles=all&environment=${environment}`)) {
+        expect(row.labels, row.id).toEqual(expected.get(row.id));
+        seen += 1;
+      }
+    }
+    expect(seen).toBe(killmails.length);
+  });
+
+  it('filters the list and its download by label: exactly the killmails with it, any of several', async () => {
+    const stillness = killmails.filter((r) => r.environment === 'stillness');
+    for (const label of ['npc', 'structure', 'same_tribe', 'unresolved', 'same_tribe|structure']) {
+      const want = stillness.filter((r) => label.split('|').some((l) => expected.get(r.id)!.includes(l))).map((r) => r.id).sort();
+      expect((await all(`cycles=all&label=${label}`)).map((r) => r.id).sort(), label).toEqual(want);
+      const download = await gw.get(`/v1/killmails?cycles=all&label=${encodeURIComponent(label)}&format=ndjson`);
+      expect(download.status).toBe(200);
+      expect(download.text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line).id).sort(), `${label} download`).toEqual(want);
+    }
+    const grouped = await gw.get('/v1/killmails?cycles=all&group_by=label');
+    const counts = Object.fromEntries(grouped.body.data.map((g: { key: string; count: number }) => [g.key, g.count]));
+    for (const label of ['npc', 'structure', 'same_tribe', 'unresolved']) expect(counts[label] ?? 0, label).toBe(stillness.filter((r) => expected.get(r.id)!.includes(label)).length);
+    const bad = await gw.get('/v1/killmails?label=friendly');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual({ parameter: 'label' });
+  });
+
+  it("proves each killmail by the chain event its export names, and that event's transaction digest", async () => {
+    const withEvent = killmails.filter((r) => text(obj(r.raw)?.sourceEventId) && r.environment === 'stillness');
+    expect(withEvent.length).toBeGreaterThan(0);
+    for (const row of withEvent.slice(0, 20)) {
+      const eventId = String(obj(row.raw)!.sourceEventId);
+      const res = await gw.get(`/v1/killmails/${encodeURIComponent(row.id)}`);
+      expect(res.body.data.proof).toEqual({ eventId, href: `/v1/events/${encodeURIComponent(eventId)}`, transactionDigest: eventId.split(':')[1] });
+      if (eventIds.has(eventId)) expect((await gw.get(res.body.data.proof.href)).status).toBe(200);
+      const raw = await gw.get(`/v1/killmails/${encodeURIComponent(row.id)}/raw`);
+      expect(raw.body.data.labels, 'the raw record is as reported').toBeUndefined();
+    }
+    const without = killmails.find((r) => !text(obj(r.raw)?.sourceEventId) && r.environment === 'stillness');
+    if (without) expect((await gw.get(`/v1/killmails/${encodeURIComponent(without.id)}`)).body.data.proof).toBeUndefined();
+  });
+});
