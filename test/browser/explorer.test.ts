@@ -11,6 +11,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type Bundle, cycleOf, cycleOfInstant, expectedEntities, inScope, instantNanos, lastWins, newestFirst, readBundle } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { launch, openPage, screenshot, seriousViolations, type WatchedBrowser, type WatchedPage, watchedBrowser } from './browser.ts';
+import { expectedLabels, obj, text } from '../support/killmail-labels.ts';
 import { routeTemplates } from './routes.ts';
 
 const chromium = inject('chromium');
@@ -165,6 +166,24 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
       await expect.poll(() => decodeURIComponent(new URL(page.url()).hash), { message: value, timeout: 10_000 }).toSatisfy(expected);
     }
     if (digestEvents.length > 1) await expect.poll(async () => (await rowIds()).toSorted()).toEqual(digestEvents.toSorted());
+  });
+
+  it("shows each killmail's labels and proof link, and narrows the list to one label as the files say", async () => {
+    const labels = expectedLabels(killmails, await readAllRows(gw.bundleDir, 'relations.jsonl'));
+    const want = killmails.filter((r) => r.environment === 'stillness' && labels.get(r.id)!.includes('same_tribe')).map((r) => r.id);
+    expect(want.length).toBeGreaterThan(0);
+    await open('#/killmails?cycles=all&label=same_tribe');
+    // The first page: as many rows as there are (up to a page), each one of them.
+    await expect.poll(async () => (await rowIds()).length).toBe(Math.min(want.length, PAGE_SIZE));
+    for (const id of await rowIds()) expect(want).toContain(id);
+    const shown = await page.locator('[data-testid=rows] tbody tr').evaluateAll((rows) =>
+      rows.map((row) => ({ id: row.getAttribute('data-id'), labels: [...row.querySelectorAll('[data-label]')].map((tag) => tag.getAttribute('data-label')), proof: row.querySelector('a.proof')?.getAttribute('href') ?? null })),
+    );
+    for (const row of shown) {
+      expect(row.labels, row.id!).toEqual(labels.get(row.id!));
+      const eventId = text(obj(killmails.find((k) => k.id === row.id)!.raw)?.sourceEventId);
+      expect(row.proof === null ? undefined : decodeURIComponent(row.proof), row.id!).toBe(eventId === undefined ? undefined : `#/events/${eventId}`);
+    }
   });
 
   it('opens a killmail and its raw record', async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { lastWins } from '../support/expect.ts';
+import { expectedLabels, obj, text } from '../support/killmail-labels.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
@@ -15,35 +16,13 @@ let killmails: BundleRow[];
 const expected = new Map<string, string[]>();
 let eventIds: Set<string>;
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-const obj = (v: unknown): BundleRow | undefined => (v !== null && typeof v === 'object' ? (v as BundleRow) : undefined);
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'killmail-labels', scale: 3, seed: 48 });
   killmails = lastWins(await readAllRows(gw.bundleDir, 'killmails.jsonl'), (r) => r.id);
   const relations = await readAllRows(gw.bundleDir, 'relations.jsonl');
   eventIds = new Set((await readAllRows(gw.bundleDir, 'events.jsonl')).map((r) => String(r.id)));
-  const npcByRelation = new Set(relations.filter((r) => r.predicate === 'killer' && String(r.objectEntityId).startsWith('enemy:')).map((r) => r.subjectEntityId));
-  const tribes = new Map<string, Set<string>>();
-  for (const r of relations) {
-    if (r.predicate !== 'belongs_to' || !String(r.objectEntityId).startsWith('tribe:')) continue;
-    tribes.set(r.subjectEntityId, (tribes.get(r.subjectEntityId) ?? new Set()).add(r.objectEntityId));
-  }
-  for (const row of killmails) {
-    const victim = obj(row.victim);
-    const killer = obj(row.killer);
-    const labels: string[] = [];
-    if (text(row.killerTypeId) || text(killer?.typeId) || killer?.isNpc === true || npcByRelation.has(row.id)) labels.push('npc');
-    if (text(row.lossType) && String(row.lossType).toLowerCase() !== 'ship') labels.push('structure');
-    const victimId = text(row.victimCharacterId) ?? text(victim?.entityId) ?? text(victim?.rawId);
-    const killerCharacter = text(row.killerCharacterId) ?? (killer?.entityType === 'character' ? text(killer.entityId) ?? text(killer.rawId) : undefined);
-    const killers = [killerCharacter, text(killer?.entityId)].filter((id): id is string => id?.startsWith('character:') === true && id !== victimId);
-    const victimTribes = victimId ? (tribes.get(victimId) ?? new Set()) : new Set();
-    if (killers.some((id) => [...(tribes.get(id) ?? [])].some((t) => victimTribes.has(t)))) labels.push('same_tribe');
-    const resolved = (value: BundleRow | undefined, ids: unknown[]) => value?.entityType !== 'unknown' && [...ids, value?.entityId, value?.rawId].some((id) => text(id) !== undefined);
-    if (!resolved(victim, [row.victimCharacterId]) || !resolved(killer, [row.killerCharacterId, row.killerTypeId, killer?.typeId])) labels.push('unresolved');
-    expected.set(row.id, labels);
-  }
+  for (const [id, labels] of expectedLabels(killmails, relations)) expected.set(id, labels);
 }, 300_000);
 
 afterAll(() => gw?.close());

@@ -16,10 +16,12 @@ const FIELDS = [
   { param: 'killer', label: 'Killer', placeholder: 'character id, NPC type id, entity id' },
   { param: 'reporter', label: 'Reporter', placeholder: 'character:…' },
   { param: 'npc', label: 'NPC killer', choices: ['true', 'false'] },
+  { param: 'label', label: 'Label', choices: ['npc', 'structure', 'same_tribe', 'unresolved'] },
 ];
 
 const FACETS = [
   { title: 'NPC killer', field: 'npc', param: 'npc', single: true },
+  { title: 'Label', field: 'label', param: 'label' },
   { title: 'System', field: 'system', param: 'system' },
 ];
 
@@ -29,6 +31,7 @@ const COLUMNS: Column<Row>[] = [
   { title: 'Victim', cell: (row) => <Actor row={row} role="victim" /> },
   { title: 'Killer', cell: (row) => <Actor row={row} role="killer" />, attributes: { 'data-role': 'killer' } },
   { title: 'Loss', cell: (row) => String(row.lossType ?? '') },
+  { title: 'Labels', cell: (row) => <Labels row={row} />, attributes: { 'data-role': 'labels' } },
   {
     title: 'Killmail',
     cell: (row) => (
@@ -46,6 +49,27 @@ const COLUMNS: Column<Row>[] = [
 
 export function KillmailsPage({ params }: { params: Record<string, string> }) {
   return <TimelineView view="killmails" path="/v1/killmails" title="Killmails" noun="killmail" fields={FIELDS} facets={FACETS} params={params} columns={COLUMNS} />;
+}
+
+/** The killmail's labels, and the link to its chain event (its proof) when it has one. */
+function Labels({ row }: { row: Row }) {
+  const labels: string[] = Array.isArray(row.labels) ? row.labels.map(String) : [];
+  const proof: Row | undefined = row.proof && typeof row.proof === 'object' ? row.proof : undefined;
+  return (
+    <>
+      {labels.map((label) => (
+        <span key={label} class={`tag label-${label}`} data-label={label}>
+          {label.replace('_', ' ')}
+        </span>
+      ))}
+      {proof ? (
+        <a href={hrefOf(String(proof.eventId))} class="small proof" title={proof.transactionDigest ? `transaction ${String(proof.transactionDigest)}` : String(proof.eventId)}>
+          {' '}
+          proof
+        </a>
+      ) : null}
+    </>
+  );
 }
 
 /**
