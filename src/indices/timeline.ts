@@ -68,6 +68,12 @@ export const events: IndexDescription<EventDoc> = {
   },
 };
 
+/** Monday 00:00 UTC = 0 … Sunday 23:00 = 167. */
+export function weekHourOf(ms: number): number {
+  const at = new Date(ms);
+  return ((at.getUTCDay() + 6) % 7) * 24 + at.getUTCHours();
+}
+
 export interface KillmailDoc {
   id: string;
   environment: string;
@@ -84,6 +90,12 @@ export interface KillmailDoc {
   npc: boolean;
   /** `npc`, `structure`, `same_tribe`, `unresolved` (killmail-labels.ts): set by `prepare`, kept in the list view too. */
   labels: KillmailLabel[];
+  /** The victim's tribes and the killer characters' tribes (`belongs_to`), set by `prepare`: a tribe's activity. */
+  victimTribeIds: string[];
+  killerTribeIds: string[];
+  lossType?: string;
+  /** The UTC hour of the week it occurred in, Monday 00:00 = 0 … Sunday 23:00 = 167: an activity's 7 × 24 grid (no scripts on this Elasticsearch). */
+  weekHour: number;
   /** Words of the id, the actors' ids and names, and the loss type: the `q` filter. */
   tokens: string[];
   /** The exported row while building; the list view once `prepare` ran. */
@@ -116,6 +128,8 @@ export const killmails: IndexDescription<KillmailDoc> = {
       if (npcKills.has(doc.id)) doc.npc = true;
       // From the row as exported: the list view leaves out `raw`, where the proof is.
       doc.labels = labelsOf(doc.row, doc, (id) => tribes.get(id) ?? []);
+      doc.victimTribeIds = doc.victimId ? [...(tribes.get(doc.victimId) ?? [])] : [];
+      doc.killerTribeIds = [...new Set(doc.killerIds.filter((id) => id !== doc.victimId).flatMap((id) => tribes.get(id) ?? []))];
       const proof = proofOf(doc.row);
       doc.row = { ...listView(doc.row, entities), labels: doc.labels, ...(proof && { proof }) };
     }
@@ -150,6 +164,10 @@ export const killmails: IndexDescription<KillmailDoc> = {
       // Completed by `prepare` with the relations' proof.
       npc: killerTypeId !== undefined || killer.isNpc === true,
       labels: [],
+      victimTribeIds: [],
+      killerTribeIds: [],
+      lossType: str(row.lossType),
+      weekHour: weekHourOf(at.ms),
       tokens: tokensOf(
         id,
         row.lossType,

@@ -20,6 +20,8 @@ import {
   LIST,
   PROFILE,
   Q,
+  SINCE,
+  UNTIL,
   IDS,
   TYPE,
   UPDATED_SINCE,
@@ -30,6 +32,8 @@ import {
 import type { Values } from '../query/parameters.ts';
 import { toEntityFactsBody, toEntityFactsQuery, toEntityRelationsBody, toEntityRelationsQuery, toEntitySourcesBody, toEntitySourcesQuery } from '../query/provenance.ts';
 import { selectParameter } from '../query/select.ts';
+import { ACTIVITY_KINDS, type ActivityKind, activityOf, toActivityBody } from '../query/activity.ts';
+import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { ListQuery, SearchBody } from '../query/list.ts';
 import type { AnyOf } from '../query/route-parameters.ts';
 import type { Reader } from '../search/search-service.ts';
@@ -211,6 +215,21 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
       },
       deps.meta,
     );
+  });
+
+  const activity = {
+    summary: 'What a character, tribe or system did: kills and losses, NPC share, loss types, top systems and opponents, a 7 × 24 UTC grid',
+    query: [CYCLES, CYCLE, SINCE, UNTIL] as const,
+    answer: one(ref('Activity')),
+    cost: 'search',
+  } as const;
+  route(router, '/v1/entities/:idOrSlug/activity', activity, async (ctx, params) => {
+    const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
+    const kind = String(row.entityType) as ActivityKind;
+    if (!ACTIVITY_KINDS.includes(kind)) throw ApiError.badRequest(`Activity is kept for characters, tribes and systems; ${id} is a ${String(row.entityType)}.`);
+    const request = { id, kind, environment: String(row.environment), scope: scopeOf(params), since: params.since, until: params.until };
+    const response = await reader.search('killmails', toActivityBody(request, reader.generation.currentCycle));
+    ctx.body = toEnvelope(activityOf(request, (response.aggregations ?? {}) as Record<string, unknown>), deps.meta);
   });
 
   // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by

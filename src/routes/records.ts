@@ -100,6 +100,26 @@ const RESOLVED_VALUE = record('A resolved actor or system (`entityType: unknown`
   warnings: texts(),
 });
 
+const COUNTED = { type: 'array', items: closed({ id: text(), count: integer() }) };
+/** One side of an activity: the killmails it counts, and what they hold. */
+const ACTIVITY_SIDE: JsonSchema = {
+  type: 'object',
+  properties: {
+    count: integer(),
+    npc: integer('Of them, killed by an NPC.'),
+    lossTypes: { type: 'array', items: closed({ lossType: text(), count: integer() }) },
+    grid: { type: 'array', minItems: 7, maxItems: 7, items: { type: 'array', minItems: 24, maxItems: 24, items: { type: 'integer' } }, description: '`[weekday][hour]`, UTC, Monday first.' },
+    systems: COUNTED,
+    opponents: { ...COUNTED, description: 'Kills: the victims (a tribe: their tribes); losses: the killers (their tribes).' },
+    killers: COUNTED,
+    victims: COUNTED,
+    killerTribes: COUNTED,
+    victimTribes: COUNTED,
+  },
+  required: ['count', 'npc', 'lossTypes', 'grid'],
+  additionalProperties: false,
+};
+
 const KILLMAIL_RAW_FIELDS = {
   id: text('`killmail:<tenant>:<itemId>`.'),
   environment: ENVIRONMENT,
@@ -209,6 +229,20 @@ export const SCHEMAS = {
     href: text('The record\'s route.'),
     matched: text('The field the value was found in: `id`, `slug`, `address` (an `*_address` fact of the entity), `transactionDigest`, `sha256` or `objectId`.'),
   }),
+  Activity: {
+    type: 'object',
+    description: "A character's or tribe's `kills` and `losses`, or a system's `killmails`, and the first and last killmail's instant (null without any).",
+    properties: {
+      entity: closed({ id: text(), entityType: { type: 'string', enum: ['character', 'tribe', 'system'] } }),
+      first: nullable('string'),
+      last: nullable('string'),
+      kills: ACTIVITY_SIDE,
+      losses: ACTIVITY_SIDE,
+      killmails: ACTIVITY_SIDE,
+    },
+    required: ['entity', 'first', 'last'],
+    additionalProperties: false,
+  },
   ResolvedValue: RESOLVED_VALUE,
   Killmail: record(
     'A killmails.jsonl row, names and unresolved actors filled from entity records.',

@@ -70,8 +70,10 @@ beforeAll(async () => {
   for (const template of Object.keys(doc.paths)) {
     const [, , family] = template.split('/');
     const byType = TYPED[family!] && entities.find((r) => r.entityType === TYPED[family!]);
+    // Activity is kept for characters, tribes and systems.
+    const subject = template.endsWith('/activity') ? entities.find((r) => r.entityType === 'character')! : byType || entity;
     const url = template
-      .replace('{idOrSlug}', encodeURIComponent(byType ? byType.slug : entity.id))
+      .replace('{idOrSlug}', encodeURIComponent(byType ? byType.slug : subject.id))
       .replace('{typeId}', String(typeId))
       .replace('{file}', 'manifest.json')
       .replace('{value}', encodeURIComponent(entity.id))

@@ -1,0 +1,115 @@
+/**
+ * `/v1/entities/{idOrSlug}/activity`: what a character, tribe or system did in one aggregation
+ * over the killmails (one request to Elasticsearch). A character's or tribe's killmails split
+ * into the kills it took part in as a killer and the losses it suffered as the victim (a tribe
+ * through its members' `belongs_to`, kept on each killmail at load time); a system's are all the
+ * killmails in it. Each side answers its count, how many an NPC killed, its loss types, its top
+ * systems and opponents (a system: its top killers, victims and their tribes), and a 7 × 24 UTC
+ * grid of hour of day by weekday (Monday first), from the `weekHour` each killmail keeps.
+ */
+import type { estypes } from '@elastic/elasticsearch';
+import { type Query, type SearchBody, environmentScope, term } from './list.ts';
+import type { CycleScope } from './scope.ts';
+import { type TimeBound, toTimeRange } from './time-range.ts';
+
+export type ActivityKind = 'character' | 'tribe' | 'system';
+export const ACTIVITY_KINDS: readonly ActivityKind[] = ['character', 'tribe', 'system'];
+
+/** How many systems, opponents, characters or tribes a side lists. */
+export const TOP = 10;
+
+export interface ActivityParams {
+  id: string;
+  kind: ActivityKind;
+  environment: string;
+  scope: CycleScope;
+  since?: TimeBound;
+  until?: TimeBound;
+}
+
+/** Which killmails make each side, and what each side lists at its top. */
+function sidesOf(id: string, kind: ActivityKind): Record<string, { filter: Query; top: Record<string, string> }> {
+  if (kind === 'system') return { killmails: { filter: term('systemId', id), top: { killers: 'killerId', victims: 'victimId', killerTribes: 'killerTribeIds', victimTribes: 'victimTribeIds' } } };
+  const [killer, victim] = kind === 'tribe' ? ['killerTribeIds', 'victimTribeIds'] : ['killerIds', 'victimId'];
+  return {
+    kills: { filter: term(killer, id), top: { systems: 'systemId', opponents: kind === 'tribe' ? 'victimTribeIds' : 'victimId' } },
+    losses: { filter: term(victim, id), top: { systems: 'systemId', opponents: kind === 'tribe' ? 'killerTribeIds' : 'killerId' } },
+  };
+}
+
+export function toActivityBody(params: ActivityParams, currentCycle: number): SearchBody {
+  const sides = sidesOf(params.id, params.kind);
+  const side = ({ filter, top }: { filter: Query; top: Record<string, string> }): estypes.AggregationsAggregationContainer => ({
+    filter,
+    aggs: {
+      npc: { filter: term('npc', true) },
+      lossTypes: { terms: { field: 'lossType', size: 20 } },
+      hours: { terms: { field: 'weekHour', size: 168 } },
+      ...Object.fromEntries(Object.entries(top).map(([name, field]) => [name, { terms: { field, size: params.kind === 'system' ? TOP : TOP + 1 } }])),
+    },
+  });
+  return {
+    size: 0,
+    track_total_hits: false,
+    query: {
+      bool: {
+        filter: [
+          ...environmentScope(params.environment, params.scope, currentCycle),
+          ...toTimeRange('occurredAt', params.since, params.until),
+          { bool: { should: Object.values(sides).map((s) => s.filter), minimum_should_match: 1 } },
+        ],
+      },
+    },
+    aggs: {
+      ...Object.fromEntries(Object.entries(sides).map(([name, s]) => [name, side(s)])),
+      first: { min: { field: 'occurredAt' } },
+      last: { max: { field: 'occurredAt' } },
+    },
+  };
+}
+
+type Buckets = { buckets: { key: string | number; doc_count: number }[] };
+type SideAnswer = { doc_count: number; npc: { doc_count: number }; lossTypes: Buckets; hours: Buckets } & Record<string, Buckets>;
+
+export interface ActivitySide {
+  count: number;
+  npc: number;
+  lossTypes: { lossType: string; count: number }[];
+  /** `[weekday][hour]`, UTC, Monday first. */
+  grid: number[][];
+  [top: string]: unknown;
+}
+
+export interface Activity {
+  entity: { id: string; entityType: ActivityKind };
+  first: string | null;
+  last: string | null;
+  kills?: ActivitySide;
+  losses?: ActivitySide;
+  killmails?: ActivitySide;
+}
+
+/** The aggregation's answer as the activity record; an entity is never its own opponent. */
+export function activityOf(params: ActivityParams, aggregations: Record<string, unknown>): Activity {
+  const sides = sidesOf(params.id, params.kind);
+  const answer: Activity = { entity: { id: params.id, entityType: params.kind }, first: null, last: null };
+  for (const [name, { top }] of Object.entries(sides)) {
+    const found = aggregations[name] as SideAnswer;
+    const grid = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+    for (const b of found.hours.buckets) grid[Math.floor(Number(b.key) / 24)]![Number(b.key) % 24] = b.doc_count;
+    const side: ActivitySide = {
+      count: found.doc_count,
+      npc: found.npc.doc_count,
+      lossTypes: found.lossTypes.buckets.map((b) => ({ lossType: String(b.key), count: b.doc_count })),
+      grid,
+    };
+    for (const list of Object.keys(top)) {
+      side[list] = found[list]!.buckets.filter((b) => b.key !== params.id).slice(0, TOP).map((b) => ({ id: String(b.key), count: b.doc_count }));
+    }
+    answer[name as 'kills' | 'losses' | 'killmails'] = side;
+  }
+  const instant = (name: string) => (aggregations[name] as { value_as_string?: string } | undefined)?.value_as_string ?? null;
+  answer.first = instant('first');
+  answer.last = instant('last');
+  return answer;
+}
