@@ -44,6 +44,12 @@ interface Case {
   index: IndexName;
   /** Gateway paths, rotated. */
   paths: string[];
+  /**
+   * An aggregation Elasticsearch's shard request cache answers once it ran (`size: 0`): replayed
+   * directly with `request_cache=false`, so that its figure is what computing it costs — the
+   * cost of the first ask after a swap, and of every ask the cache does not hold.
+   */
+  uncached?: boolean;
 }
 
 export interface EsCostFigures {
@@ -150,7 +156,9 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
   const dir = await ensureBundle(path.join(config.cacheDir, `bench-bundle-scale-${scale}`), { scale }, log);
   if (!(await liveGeneration(client, PREFIX))) await loadBundle(dir, { client, prefix: PREFIX, dataDir: path.join(config.cacheDir, 'bench-data'), cycleStarts: config.cycleStarts });
   const live = (await liveGeneration(client, PREFIX))!;
-  const names = (await readAllRows(dir, 'entities.jsonl'))
+  const entityRows = await readAllRows(dir, 'entities.jsonl');
+  const entityIds = new Set(entityRows.map((r) => r.id));
+  const names = entityRows
     .filter((r) => r.environment === 'stillness')
     .map((r) => typo(String(r.name)))
     .filter((q): q is string => q !== undefined);
@@ -164,6 +172,17 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
     fixed(`/v1/current/systems?limit=${LIMIT}`, 'current_entities'),
     fixed(`/v1/sources?limit=${LIMIT}`, 'sources'),
   ];
+  // Activity (issue 48): the characters and systems most killmails name, rotated, computed each time.
+  const killmails = (await readAllRows(dir, 'killmails.jsonl')).filter((r) => r.environment === 'stillness');
+  const most = (ids: unknown[]) => {
+    const counts = new Map<string, number>();
+    for (const id of ids) if (typeof id === 'string' && entityIds.has(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1]).slice(0, QUERIES).map(([id]) => `/v1/entities/${encodeURIComponent(id)}/activity`);
+  };
+  all.push(
+    { route: '/v1/entities/<character>/activity', index: 'killmails', paths: most(killmails.map((r) => r.victimCharacterId)), uncached: true },
+    { route: '/v1/entities/<system>/activity', index: 'killmails', paths: most(killmails.map((r) => r.systemId)), uncached: true },
+  );
 
   // Capture: each path once through a gateway behind the recording proxy.
   const proxy = await recordingProxy(esUrl);
@@ -191,8 +210,9 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
   const runs = new Map<string, { floor: number[]; direct: number[]; noRows: number[]; gateway: number[]; rate: { floor: number[]; direct: number[]; gateway: number[] } }>();
   try {
     const floorOf = (c: Case): Target => ({ url: esUrl, requests: [{ path: `/${concreteIndex(PREFIX, live, c.index)}/_search`, method: 'POST', body: JSON.stringify({ size: 0, query: { match_none: {} } }) }] });
-    const directOf = (c: Case): Target => ({ url: esUrl, requests: sent.get(c.route)! });
-    const noRowsOf = (c: Case): Target => ({ url: esUrl, requests: withoutRows(sent.get(c.route)!) });
+    const computed = (c: Case, requests: Captured[]) => (c.uncached ? requests.map((r) => ({ ...r, path: `${r.path}${r.path.includes('?') ? '&' : '?'}request_cache=false` })) : requests);
+    const directOf = (c: Case): Target => ({ url: esUrl, requests: computed(c, sent.get(c.route)!) });
+    const noRowsOf = (c: Case): Target => ({ url: esUrl, requests: computed(c, withoutRows(sent.get(c.route)!)) });
     const viaGateway = (c: Case): Target => ({ url: gateway.url, requests: c.paths.map((p) => ({ path: p })) });
     for (const c of all) {
       await drive(floorOf(c), 1);
