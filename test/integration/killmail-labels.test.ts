@@ -1,7 +1,7 @@
 /**
  * Killmail labels and proof against a real Elasticsearch (issue 48): every killmail answers the
  * labels a computation over the bundle files gives (killmails, and the relations that prove NPC
- * kills and tribes), `label=` filters the list and its download to exactly those, and each proof
+ * kills and tribes), `label=` filters the list, its download and the stream to exactly those, and each proof
  * names the chain event the export names, with its transaction digest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { lastWins } from '../support/expect.ts';
 import { expectedLabels, obj, text } from '../support/killmail-labels.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { openSse } from '../support/sse.ts';
 
 let gw: TestGateway;
 let killmails: BundleRow[];
@@ -70,6 +71,20 @@ describe('killmail labels and proof', () => {
     const bad = await gw.get('/v1/killmails?label=friendly');
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual({ parameter: 'label' });
+  });
+
+  it('streams only the killmails with the label asked, from the start, each once', async () => {
+    const want = killmails.filter((r) => r.environment === 'stillness' && expected.get(r.id)!.includes('same_tribe')).map((r) => r.id).sort();
+    const stream = await openSse(`${gw.url}/v1/killmails/stream?cycles=all&label=same_tribe&since_indexed=2000-01-01T00:00:00Z`);
+    try {
+      expect(stream.status).toBe(200);
+      await stream.until((s) => s.rows().length >= want.length, `${want.length} same_tribe killmails`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(stream.rows().map((r: BundleRow) => r.id).sort()).toEqual(want);
+      for (const row of stream.rows()) expect(row.labels).toContain('same_tribe');
+    } finally {
+      stream.close();
+    }
   });
 
   it("proves each killmail by the chain event its export names, and that event's transaction digest", async () => {
