@@ -11,7 +11,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type Bundle, cycleOf, cycleOfInstant, expectedEntities, inScope, instantNanos, lastWins, newestFirst, readBundle } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { launch, openPage, screenshot, seriousViolations, type WatchedBrowser, type WatchedPage, watchedBrowser } from './browser.ts';
-import { expectedLabels, obj, text } from '../support/killmail-labels.ts';
+import { actorsOf, expectedLabels, gridOf, obj, text } from '../support/killmail-labels.ts';
 import { routeTemplates } from './routes.ts';
 
 const chromium = inject('chromium');
@@ -184,6 +184,25 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
       const eventId = text(obj(killmails.find((k) => k.id === row.id)!.raw)?.sourceEventId);
       expect(row.proof === null ? undefined : decodeURIComponent(row.proof), row.id!).toBe(eventId === undefined ? undefined : `#/events/${eventId}`);
     }
+  });
+
+  it("draws a character's activity: each side's 7 x 24 grid as the files count it", async () => {
+    const counts = new Map<string, number>();
+    for (const row of killmails) if (row.environment === 'stillness') for (const id of [actorsOf(row).victimId, ...actorsOf(row).killerCharacters]) if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const known = new Set(bundle.entities.filter((e: BundleRow) => e.entityType === 'character').map((e: BundleRow) => e.id));
+    const id = [...counts].filter(([c]) => known.has(c)).sort((a, b) => b[1] - a[1])[0]![0];
+    const mine = killmails.filter((r) => r.environment === 'stillness');
+    const want = {
+      kills: gridOf(mine.filter((r) => actorsOf(r).killerIds.includes(id))),
+      losses: gridOf(mine.filter((r) => actorsOf(r).victimId === id)),
+    };
+    await open(`#/entities/${encodeURIComponent(id)}`);
+    await page.locator('[data-testid=activity] table.heat').first().waitFor();
+    for (const side of ['kills', 'losses'] as const) {
+      const drawn = await page.locator(`[data-side=${side}] table.heat tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.getAttribute('data-count')))));
+      expect(drawn, side).toEqual(want[side]);
+    }
+    await screenshot(page, '05-activity');
   });
 
   it('opens a killmail and its raw record', async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { lastWins } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { actorsOf, expectedLabels, text, tribesOf } from '../support/killmail-labels.ts';
+import { actorsOf, expectedLabels, gridOf, text, tribesOf } from '../support/killmail-labels.ts';
 
 let gw: TestGateway;
 let killmails: BundleRow[];
@@ -40,19 +40,9 @@ function top(ids: (string | undefined)[][], self: string): Counted {
     .slice(0, 10);
 }
 
-function weekHour(instant: string): number {
-  const at = new Date(Date.parse(instant.replace(/(\.\d{3})\d+/, '$1')));
-  return ((at.getUTCDay() + 6) % 7) * 24 + at.getUTCHours();
-}
-
 /** One side as the files give it. */
 function side(rows: BundleRow[], tops: Record<string, (row: BundleRow) => (string | undefined)[]>, self: string) {
-  const grid = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
-  for (const row of rows) {
-    const h = weekHour(String(row.occurredAt));
-    const day = grid[Math.floor(h / 24)]!;
-    day[h % 24] = (day[h % 24] ?? 0) + 1;
-  }
+  const grid = gridOf(rows);
   const lossTypes = new Map<string, number>();
   for (const row of rows) if (text(row.lossType)) lossTypes.set(String(row.lossType), (lossTypes.get(String(row.lossType)) ?? 0) + 1);
   return {

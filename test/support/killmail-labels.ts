@@ -56,3 +56,20 @@ export function expectedLabels(killmails: readonly BundleRow[], relations: reado
   }
   return expected;
 }
+
+/** The UTC hour of the week a killmail occurred in, Monday 00:00 = 0 (computed here, not by the gateway's weekHourOf). */
+export function weekHour(instant: string): number {
+  const at = new Date(Date.parse(instant.replace(/(\.\d{3})\d+/, '$1')));
+  return ((at.getUTCDay() + 6) % 7) * 24 + at.getUTCHours();
+}
+
+/** Killmails by weekday and hour, UTC, Monday first: `[7][24]`. */
+export function gridOf(rows: readonly BundleRow[]): number[][] {
+  const grid = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+  for (const row of rows) {
+    const h = weekHour(String(row.occurredAt));
+    const day = grid[Math.floor(h / 24)]!;
+    day[h % 24] = (day[h % 24] ?? 0) + 1;
+  }
+  return grid;
+}

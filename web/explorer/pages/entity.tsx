@@ -10,6 +10,7 @@ import { Confidence, ConfidenceLegend } from '../components/confidence.tsx';
 import { Facet } from '../components/facets.tsx';
 import { type Column, RowsTable } from '../components/rows-table.tsx';
 import { formatHash, hrefOf } from '../route.ts';
+import { ActivityPanel } from '../components/activity.tsx';
 import { ArtefactOpener, Value } from './record.tsx';
 
 const MAX_SECTION_ROWS = 2_000;
@@ -70,6 +71,7 @@ export function EntityPage({ id, params }: { id: string; params: Record<string, 
       </h1>
       <Identity entity={entity} />
       <ActorLinks entity={entity} />
+      {['character', 'tribe', 'system'].includes(String(entity.entityType)) ? <ActivityPanel id={String(entity.id)} /> : null}
 
       <section aria-labelledby="facts-title">
         <h2 id="facts-title">
