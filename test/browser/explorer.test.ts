@@ -205,6 +205,27 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     await screenshot(page, '05-activity');
   });
 
+  it("names the other end of each relation as entities.jsonl does, an id where it has no entity", async () => {
+    const relations = await readAllRows(gw.bundleDir, 'relations.jsonl');
+    const byId = new Map(bundle.entities.map((e: BundleRow) => [String(e.id), e]));
+    const counts = new Map<string, number>();
+    for (const r of relations) if (byId.has(r.subjectEntityId) && byId.get(r.subjectEntityId)!.entityType === 'character') counts.set(r.subjectEntityId, (counts.get(r.subjectEntityId) ?? 0) + 1);
+    const id = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+    const environment = byId.get(id)!.environment;
+    await open(`#/entities/${encodeURIComponent(id)}`);
+    await page.locator('[data-testid=relations] a[data-id]').first().waitFor();
+    const links = await page.locator('[data-testid=relations] a[data-id]').evaluateAll((as) => as.map((a) => ({ id: a.getAttribute('data-id')!, text: a.textContent })));
+    expect(links.length).toBeGreaterThan(0);
+    let named = 0;
+    for (const link of links) {
+      const other = byId.get(link.id);
+      const want = other && other.environment === environment ? String(other.displayName ?? other.name ?? other.id) : link.id;
+      expect(link.text, link.id).toBe(want);
+      if (want !== link.id) named += 1;
+    }
+    expect(named, 'some ends are named').toBeGreaterThan(0);
+  });
+
   it('opens a killmail and its raw record', async () => {
     const row = killmails.find((r) => r.environment === 'stillness' && r.raw)!;
     await open(`#/killmails/${encodeURIComponent(row.id)}`);

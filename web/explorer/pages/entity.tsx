@@ -20,6 +20,8 @@ interface Loaded {
   facts: Row[];
   relations: Row[];
   sources: Map<string, Row>;
+  /** The names of the entities at the other end of the relations, by id (ids the registry has no entity for stay ids). */
+  names: Map<string, string>;
   complete: { facts: boolean; relations: boolean };
   facets: { confidence?: Envelope<Group[]>; sourceKind?: Envelope<Group[]> };
 }
@@ -49,14 +51,33 @@ async function load(id: string, signal: AbortSignal): Promise<Loaded> {
       ),
     ),
   );
-  return { entity, facts, relations, sources, complete, facets: { ...(confidence ? { confidence } : {}), ...(sourceKind ? { sourceKind } : {}) } };
+  const names = await namesOf(relations, entity, signal);
+  return { entity, facts, relations, sources, names, complete, facets: { ...(confidence ? { confidence } : {}), ...(sourceKind ? { sourceKind } : {}) } };
+}
+
+/** The other ends' names: `/v1/entities?id=` a hundred at a time, in the entity's environment. */
+async function namesOf(relations: Row[], entity: Row, signal: AbortSignal): Promise<Map<string, string>> {
+  const others = [...new Set(relations.flatMap((r) => [String(r.subjectEntityId), String(r.objectEntityId)]))].filter((id) => id !== String(entity.id));
+  const parts: string[][] = [];
+  for (let at = 0; at < others.length; at += 100) parts.push(others.slice(at, at + 100));
+  const names = new Map<string, string>();
+  const params = { cycles: 'all', environment: String(entity.environment ?? ''), limit: '100', select: 'id,displayName,name' };
+  await Promise.all(
+    parts.map((part) =>
+      getJson<Row[]>('/v1/entities', { ...params, id: part.join('|') }, signal).then(
+        (answer) => answer.data.forEach((row) => names.set(String(row.id), String(row.displayName ?? row.name ?? row.id))),
+        () => undefined,
+      ),
+    ),
+  );
+  return names;
 }
 
 export function EntityPage({ id, params }: { id: string; params: Record<string, string> }) {
   const state = useAsync((signal) => load(id, signal), [id]);
   if (state.status === 'loading') return <Loading what="the entity" />;
   if (state.status === 'failed') return <Failure error={state.error} />;
-  const { entity, facts, relations, sources, complete, facets } = state.value;
+  const { entity, facts, relations, sources, names, complete, facets } = state.value;
   const kindOf = (fact: Row) => (sources.get(String(fact.sourceId))?.kind as string | undefined) ?? 'unknown';
   const pickedConfidence = (params.confidence ?? '').split('|').filter(Boolean);
   const pickedKind = (params.sourceKind ?? '').split('|').filter(Boolean);
@@ -93,7 +114,7 @@ export function EntityPage({ id, params }: { id: string; params: Record<string, 
         <h2 id="relations-title">
           Relations <span class="muted">({relations.length}{complete.relations ? '' : '+'})</span>
         </h2>
-        <Relations relations={relations} self={String(entity.id)} />
+        <Relations relations={relations} self={String(entity.id)} names={names} />
       </section>
 
       <section aria-labelledby="sources-title">
@@ -194,14 +215,21 @@ function FactsTable({ facts, kindOf }: { facts: Row[]; kindOf(fact: Row): string
   );
 }
 
-function Relations({ relations, self }: { relations: Row[]; self: string }) {
+function Relations({ relations, self, names }: { relations: Row[]; self: string; names: Map<string, string> }) {
   if (relations.length === 0) return <p class="muted">No relations.</p>;
   return (
     <ul class="relations" data-testid="relations">
       {relations.map((relation) => {
         const subject = String(relation.subjectEntityId);
         const object = String(relation.objectEntityId);
-        const end = (id: string) => (id === self ? <strong>this</strong> : <a href={hrefOf(id)}>{id}</a>);
+        const end = (id: string) =>
+          id === self ? (
+            <strong>this</strong>
+          ) : (
+            <a href={hrefOf(id)} title={id} data-id={id}>
+              {names.get(id) ?? id}
+            </a>
+          );
         return (
           <li key={`${subject}|${relation.predicate}|${object}|${relation.sourceId}`}>
             {end(subject)} <span class="predicate">{String(relation.predicate)}</span> {end(object)} <Confidence value={relation.confidence} />{' '}
