@@ -130,7 +130,7 @@ const LABEL_ALTERNATIVES = KILLMAIL_LABELS.join('|');
 export const LABEL = queryParameter('label', {
   description: `Killmails with this label: \`${KILLMAIL_LABELS.join('`, `')}\` (what each means: the Killmail record's \`labels\`). Several separated by \`|\` match any of them.`,
   schema: { type: 'string', pattern: `^(?:${LABEL_ALTERNATIVES})(?:\\|(?:${LABEL_ALTERNATIVES}))*$`, examples: ['npc', 'same_tribe|structure'] },
-  expects: `labels among ${KILLMAIL_LABELS.join(', ')}, separated by |`,
+  expects: `${KILLMAIL_LABELS.join(', ')}, or several of them separated by |`,
   convert: (text): AnyOf => anyOf('label', text),
 });
 
