@@ -106,7 +106,7 @@ export interface Config {
   responseCacheBytes: number | undefined;
   /** Rows a list asked as a file (`format=csv|ndjson`) holds at most (`DOWNLOAD_MAX_ROWS`). */
   downloadMaxRows: number;
-  /** Event streams (`/v1/killmails/stream`, `/v1/events/stream`) one client may hold open in one gateway process (`STREAMS_PER_CLIENT`). */
+  /** Event streams (`/v1/killmails/stream`, `/v1/events/stream`) one client may hold open in the whole gateway — with workers, the primary counts them (`STREAMS_PER_CLIENT`). */
   streamsPerClient: number;
   /** Event streams open on this machine (`STREAMS_MAX`; each worker admits its share). */
   streamsMax: number;
