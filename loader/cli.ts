@@ -15,6 +15,7 @@
  * picks on a large machine lets a load's short-lived garbage add ~100 MB of RSS for nothing.
  */
 import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig, parseDuration } from '../src/config.ts';
@@ -84,11 +85,13 @@ async function main(): Promise<number> {
     return 2;
   }
   const write = (line: string) => console.error(line);
-  // Before any other thread starts (libuv's pool, parse workers), so that they inherit it: on
-  // Linux a nice value is a thread's own. On shared cores the loader then yields to reads.
+  // On shared cores the loader yields to reads. On Linux a nice value is a thread's own: the
+  // threads Node started before this line (V8's garbage collection and compiler helpers, six on
+  // Node 24) are lowered one by one, and those started after (libuv's pool, parse workers)
+  // inherit it from the thread that starts them.
   if (config.loadNice > 0) {
     try {
-      setPriority(config.loadNice);
+      lowerPriority(config.loadNice);
     } catch (error) {
       write(`warning: could not lower the loader's priority (LOAD_NICE=${config.loadNice}): ${(error as Error).message}`);
     }
@@ -151,4 +154,16 @@ try {
   if (!(error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
   console.error(`${(error as Error).message}\n${USAGE}`);
   process.exitCode = 2;
+}
+
+/** Every thread of this process at `nice` (where /proc lists them), else the calling one. */
+function lowerPriority(nice: number): void {
+  let threads: string[] = [];
+  try {
+    threads = readdirSync('/proc/self/task');
+  } catch {
+    // Not Linux: the process's priority is one.
+  }
+  setPriority(nice);
+  for (const tid of threads) setPriority(Number(tid), nice);
 }
