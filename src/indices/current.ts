@@ -8,7 +8,7 @@ import currentEntitiesMapping from '../../mappings/current_entities.json' with {
 import currentRelationsMapping from '../../mappings/current_relations.json' with { type: 'json' };
 import { currentCollectionOfPredicate, currentCollectionOfType } from './collections.ts';
 import { UNCYCLED, declaredCycle } from './cycle.ts';
-import { type IndexDescription, type MappingFile, type Row, RowError, tokensOf, isPlaceholder, required, sortLabel, str } from './description.ts';
+import { type IndexDescription, type MappingFile, type Row, RowError, tokensOf, isPlaceholder, object, required, sortLabel, str } from './description.ts';
 import { toInstant } from '../time/instant.ts';
 import { relationId } from './provenance.ts';
 
@@ -36,10 +36,6 @@ export interface CurrentEntityDoc {
   hasEvidence: boolean;
   updatedAt?: string;
   row: Row;
-}
-
-function object(value: unknown): Row | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : undefined;
 }
 
 /** Fact keys of a current row: a map, or the legacy array of `{key, value}`. */

@@ -152,6 +152,11 @@ export function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
+/** A nested object of a row (an actor, `raw`, a source), or undefined for anything else. */
+export function object(value: unknown): Row | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : undefined;
+}
+
 export function required(row: Row, field: string): string {
   const value = str(row[field]);
   if (value === undefined) throw new RowError(`missing required field "${field}"`);

@@ -13,7 +13,7 @@
  * The proof is the killmail's chain event (`raw.sourceEventId`) and its transaction digest,
  * read from the event id (`event:<txDigest>:<seq>`), when the export has one.
  */
-import { type Row, str } from './description.ts';
+import { type Row, object, str } from './description.ts';
 
 export const KILLMAIL_LABELS = ['npc', 'structure', 'same_tribe', 'unresolved'] as const;
 export type KillmailLabel = (typeof KILLMAIL_LABELS)[number];
@@ -24,35 +24,28 @@ export interface KillmailProof {
   transactionDigest?: string;
 }
 
-const actor = (row: Row, key: 'victim' | 'killer'): Row | undefined => {
-  const value = row[key];
-  return value !== null && typeof value === 'object' ? (value as Row) : undefined;
-};
-
 /** Whether the export resolved this actor: an id of some kind, and not `entityType: "unknown"`. */
 function resolved(row: Row, key: 'victim' | 'killer'): boolean {
-  const value = actor(row, key);
+  const value = object(row[key]);
   if (value?.entityType === 'unknown') return false;
   const ids = key === 'victim' ? [row.victimCharacterId] : [row.killerCharacterId, row.killerTypeId, value?.typeId];
   return [...ids, value?.entityId, value?.rawId].some((id) => str(id) !== undefined);
 }
 
-/** The labels of one exported killmail row; `tribesOf` gives a character's tribes. */
-export function labelsOf(row: Row, facts: { npc: boolean; victimId?: string; killerIds: readonly string[] }, tribesOf: (characterId: string) => readonly string[]): KillmailLabel[] {
+/** The labels of one exported killmail row, given its NPC proof and the tribes of its victim and killer characters. */
+export function labelsOf(row: Row, facts: { npc: boolean; victimTribeIds: readonly string[]; killerTribeIds: readonly string[] }): KillmailLabel[] {
   const labels: KillmailLabel[] = [];
   if (facts.npc) labels.push('npc');
   const loss = str(row.lossType);
   if (loss !== undefined && loss.toLowerCase() !== 'ship') labels.push('structure');
-  const victimTribes = facts.victimId ? tribesOf(facts.victimId) : [];
-  if (victimTribes.length && facts.killerIds.some((id) => id !== facts.victimId && tribesOf(id).some((tribe) => victimTribes.includes(tribe)))) labels.push('same_tribe');
+  if (facts.killerTribeIds.some((tribe) => facts.victimTribeIds.includes(tribe))) labels.push('same_tribe');
   if (!resolved(row, 'victim') || !resolved(row, 'killer')) labels.push('unresolved');
   return labels;
 }
 
 /** The killmail's chain event and its transaction digest, when the export names the event. */
 export function proofOf(row: Row): KillmailProof | undefined {
-  const raw = row.raw !== null && typeof row.raw === 'object' ? (row.raw as Row) : undefined;
-  const eventId = str(raw?.sourceEventId);
+  const eventId = str(object(row.raw)?.sourceEventId);
   if (!eventId) return undefined;
   const digest = /^event:([^:]+):\d+$/.exec(eventId)?.[1];
   return { eventId, href: `/v1/events/${encodeURIComponent(eventId)}`, ...(digest && digest !== 'unknown' ? { transactionDigest: digest } : {}) };

@@ -126,10 +126,10 @@ export const killmails: IndexDescription<KillmailDoc> = {
     ]);
     for (const doc of docs) {
       if (npcKills.has(doc.id)) doc.npc = true;
-      // From the row as exported: the list view leaves out `raw`, where the proof is.
-      doc.labels = labelsOf(doc.row, doc, (id) => tribes.get(id) ?? []);
       doc.victimTribeIds = doc.victimId ? [...(tribes.get(doc.victimId) ?? [])] : [];
       doc.killerTribeIds = [...new Set(doc.killerIds.filter((id) => id !== doc.victimId).flatMap((id) => tribes.get(id) ?? []))];
+      // From the row as exported: the list view leaves out `raw`, where the proof is.
+      doc.labels = labelsOf(doc.row, doc);
       const proof = proofOf(doc.row);
       doc.row = { ...listView(doc.row, entities), labels: doc.labels, ...(proof && { proof }) };
     }

@@ -293,7 +293,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       indexName: name,
       async searchAcross(indices, body) {
         const names = new Map(indices.map((index) => [name(index), index]));
-        // A generation loaded before an index existed lacks it: a missing index holds nothing to find.
+        // A generation loaded before an index existed lacks it: a missing index holds nothing to
+        // find. Timed (metrics, admission) under its first index, as one request.
         const response = await searchOn(indices[0]!, () => client.search({ ...body, index: [...names.keys()].join(','), ignore_unavailable: true }));
         return response.hits.hits.flatMap((hit) => {
           const index = names.get(hit._index);
