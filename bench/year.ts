@@ -165,7 +165,7 @@ async function politePaths(url: string): Promise<Record<string, string>> {
  * bytes, the late ones: the export's bytes are what they would be, without compressing 10 M rows
  * again), entities changed and removed, new killmails; manifest and catalog to match.
  */
-export async function nextExport(from: string, to: string, hour: number, log: Log): Promise<{ newIds: string[] }> {
+async function nextExport(from: string, to: string, hour: number, log: Log): Promise<{ newIds: string[] }> {
   const manifest = await readManifest(from);
   const at = new Date(Date.parse(manifest.generatedAt) + 3_600_000);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -360,7 +360,10 @@ export async function benchYear(options: { client: Client; esUrl: string; config
       }
     })();
     const cpuPerRow = buildCpu / built.rows;
-    const othersCpu = async (): Promise<Record<string, number>> => ({ loader: await cpuSeconds(follower!.pid!), store: await cpuSeconds(moto.pid), gateway: await cpuSeconds(gw.pid), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 });
+    const othersCpu = async (): Promise<Record<string, number>> => {
+      const bench = process.cpuUsage();
+      return { loader: await cpuSeconds(follower!.pid!), store: await cpuSeconds(moto.pid), gateway: await cpuSeconds(gw.pid), bench: (bench.user + bench.system) / 1e6 };
+    };
     // What the polite client costs Elasticsearch idle, per second, to leave out of an update's figure.
     const idleCpuStart = await esCpuMillis(esUrl);
     await sleep(10_000);
