@@ -62,7 +62,12 @@ export interface EntityTable {
   /** Occurrence instant of each killmail (by type index), non-increasing; milliseconds. */
   readonly killmailNs: BigInt64Array;
   readonly killmailOffset: Int16Array;
+  /** Killmails of a fight: 0 to 12 min before the one after them (by type index: the one before), in its system when both are of one environment. */
+  readonly killmailInFight: Uint8Array;
 }
+
+/** Share of killmails that follow the next newer one into its fight: the registry's kills come in fights (battles, issue 48). */
+const FIGHT_SHARE = 0.35;
 
 function expand(mix: readonly (readonly [EntityType, number])[]): EntityType[] {
   const pattern = mix.flatMap(([type, n]) => Array.from({ length: n }, () => type));
@@ -135,17 +140,25 @@ export function buildEntityTable(seed: number, scale: number, newest: bigint): E
   const killClock = new DescendingClock(createRandom(seed, 'killmail-occurred'), {
     count: killmails, shares: [45, 40, 15], newest: newest - 900n * 1_000_000_000n, milliseconds: true, tieRate: 0.06, offsetRate: 0.02,
   });
+  const killmailInFight = new Uint8Array(killmails);
+  const fights = createRandom(seed, 'killmail-fight');
   for (let k = 0; k < killmails; k += 1) {
     const tick = killClock.next();
     killmailNs[k] = tick.ns;
     killmailOffset[k] = tick.offsetMinutes;
+    // Still non-increasing: a few minutes before the killmail before it, which is newer than this one's own tick.
+    if (k > 0 && fights.chance(FIGHT_SHARE)) {
+      killmailInFight[k] = 1;
+      // One in eight at the very same instant: exact ties inside a battle.
+      killmailNs[k] = killmailNs[k - 1]! - (fights.chance(0.125) ? 0n : BigInt(fights.between(20, 720) * 1000) * 1_000_000n);
+    }
   }
 
   return {
     count, type, env, cycle, altTenant, typeIndex, envRank, updatedNs, updatedOffset,
     byType: byTypeLists.map((list) => Int32Array.from(list)),
     byTypeEnv: byTypeEnvLists.map((lists) => lists.map((list) => Int32Array.from(list))),
-    characterCreatedNs, characterCreatedOffset, killmailNs, killmailOffset,
+    characterCreatedNs, characterCreatedOffset, killmailNs, killmailOffset, killmailInFight,
   };
 }
 

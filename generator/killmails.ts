@@ -94,7 +94,12 @@ export function killmailSpec(ctx: Context, k: number): KillmailSpec {
   if (killerMode === 'unresolved') unresolved ??= 'killer';
   const victim = unresolved === 'victim' ? -1 : pickIn(characters, random.next());
   if (victim < 0 && unresolved === undefined) unresolved = 'victim';
-  const system = unresolved === 'system' ? -1 : pickIn(ofTypeInEnv(table, 'system', environment), random.next());
+  let system = unresolved === 'system' ? -1 : pickIn(ofTypeInEnv(table, 'system', environment), random.next());
+  // A killmail of a fight is in the system of the one it follows, when that one's is known and of its environment.
+  if (system >= 0 && table.killmailInFight[k] === 1 && envOf(table, ofType(table, 'killmail')[k - 1]!) === environment) {
+    const before = killmailSpec(ctx, k - 1).system;
+    if (before >= 0) system = before;
+  }
   if (system < 0 && unresolved === undefined) unresolved = 'system';
   const reporter = random.chance(0.1) ? -1 : pickIn(characters, random.next());
   const digest = createRandom(ctx.seed, 'killmail-digest', k).base58(44);

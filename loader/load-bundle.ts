@@ -33,6 +33,7 @@ import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts'
 import { keepLastPerId } from './last-per-id.ts';
 import { type LineIndexHeader, LineIndexWriter, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
 import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
+import { deriveIndex } from './derive-index.ts';
 import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
 import { POOL_MIN_FILE_BYTES, ParsePool, poolSize } from './parse-pool.ts';
@@ -384,6 +385,15 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity, lineIndices }
     const file = fileFor(bundle, description.files, '.jsonl');
     if (plan.action === 'reuse') {
       return { name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 };
+    }
+    if (description.derive) {
+      const started = performance.now();
+      await createIndex(client, plan.index, description.mapping, plan.shards);
+      const from = plans.get(description.derive.from)!.index;
+      const fromDescription = INDICES.find((d) => d.name === description.derive!.from)!;
+      const rows = await deriveIndex({ client, index: plan.index, from, fromDescription, description, context, signal });
+      progress.log(`  ${plan.name}: ${rows} rows derived from ${description.derive.from} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      return { name: plan.name, index: plan.index, action: 'build', rows, startedAt };
     }
     if (!file) {
       await createIndex(client, plan.index, description.mapping);

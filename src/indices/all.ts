@@ -1,5 +1,6 @@
 /**
- * Every row-fed index, in load order. Relations load before killmails because a sourced
+ * Every index, in load order: those fed by a bundle file, and battle_kills derived from the
+ * killmails (battle-kills.ts). Relations load before killmails because a sourced
  * `killer` relation to an enemy is one of the two proofs of an NPC kill.
  */
 import { createHash } from 'node:crypto';
@@ -9,6 +10,7 @@ import type { IndexDescription } from './description.ts';
 import { entities } from './entities.ts';
 import { entitySources, facts, relations, sourceArtefacts, sources } from './provenance.ts';
 import { chainObjects, events, killmails } from './timeline.ts';
+import { battleKills } from './battle-kills.ts';
 
 export const INDICES = [
   entities,
@@ -20,6 +22,7 @@ export const INDICES = [
   currentEntities,
   currentRelations,
   killmails,
+  battleKills,
   events,
   chainObjects,
 ] as const satisfies readonly IndexDescription<any>[];

@@ -66,6 +66,22 @@ export function rowsOfIds(ids: readonly string[], rowsInDocValues: boolean, stor
   };
 }
 
+/** Sort and doc values of `date_nanos` fields come back as text in this format: exact, unlike epoch nanos in a JS number. */
+export const NANOS_FORMAT = 'strict_date_optional_time_nanos';
+
+/**
+ * How a derived index gets its rows: no bundle file, a scan of another index of the generation
+ * once that one is loaded (loader/derive-index.ts), in `sort` order, reading the doc values of
+ * `fields` (and the row, where that index keeps it in doc values), a page of hits at a time.
+ */
+export interface Derivation {
+  readonly from: string;
+  readonly query: Record<string, unknown>;
+  readonly sort: readonly string[];
+  readonly fields: readonly (string | { field: string; format: string })[];
+  rows(pages: AsyncIterable<readonly { fields?: Record<string, unknown[]> }[]>, context: LoadContext): AsyncIterable<Row>;
+}
+
 /** One sort clause; `format` makes `date_nanos` sort values strings (exact in JSON). */
 export interface SortField<Doc> {
   field: (keyof Doc & string) | '_score';
@@ -94,6 +110,8 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
    * reused or updated only while those files are unchanged too, and loads after them.
    */
   readonly dependsOn?: readonly string[];
+  /** Set for an index derived from another of the generation instead of a file (`files` is empty): battle_kills. */
+  readonly derive?: Derivation;
   /** Completes a batch of documents with what other files of the generation hold (killmail actors). */
   prepare?(docs: Doc[], context: LoadContext): Promise<void>;
   /**

@@ -4,15 +4,14 @@
  * from a decoded cursor. No Koa, no client, no I/O: parameters in, request body out.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import type { IndexDescription, SortField } from '../indices/description.ts';
+import { type IndexDescription, NANOS_FORMAT, type SortField } from '../indices/description.ts';
 import type { SortKind, SortValue } from './cursor.ts';
 import { type CycleScope, scopeCycles } from './scope.ts';
 
 export type Query = estypes.QueryDslQueryContainer;
 export type SearchBody = Omit<estypes.SearchRequest, 'index'>;
 
-/** Sort values of `date_nanos` fields come back as text in this format: exact, unlike epoch nanos in a JS number. */
-export const NANOS_FORMAT = 'strict_date_optional_time_nanos';
+export { NANOS_FORMAT };
 
 function fieldType(description: Pick<IndexDescription<any>, 'mapping'>, field: string): string | undefined {
   return (description.mapping.mappings.properties[field] as { type?: string } | undefined)?.type;

@@ -24,6 +24,7 @@ export interface ValueSchema {
   /** Anchored ECMA-262 pattern of the trimmed value. */
   readonly pattern?: string;
   readonly minimum?: number;
+  readonly maximum?: number;
   /** In characters (code points), as JSON Schema counts them. */
   readonly maxLength?: number;
   /** Documentation only: what an absent value means. */
@@ -86,7 +87,7 @@ export function conforms(schema: ValueSchema, text: string): boolean {
   switch (schema.type) {
     case 'integer': {
       if (!/^-?[0-9]+$/.test(text)) return false;
-      return schema.minimum === undefined || Number(text) >= schema.minimum;
+      return (schema.minimum === undefined || Number(text) >= schema.minimum) && (schema.maximum === undefined || Number(text) <= schema.maximum);
     }
     case 'boolean':
       return text === 'true' || text === 'false';

@@ -10,6 +10,7 @@
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import { KILLMAIL_LABELS } from '../indices/killmail-labels.ts';
 import { ApiError } from '../errors.ts';
+import { GAP_MINUTES } from '../indices/battle-kills.ts';
 import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
 import { type TimeBound, toTimeBound } from './time-range.ts';
 import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
@@ -113,6 +114,13 @@ export const SIDE = queryParameter('side', {
   schema: { type: 'string', enum: ['kills', 'losses'] },
   expects: 'kills or losses',
   convert: (text) => text as 'kills' | 'losses',
+});
+
+export const GAP = queryParameter('gap', {
+  description: `Battles: the most minutes between one killmail of a system and the next for both to be in one battle, ${GAP_MINUTES.min} to ${GAP_MINUTES.max}. Default: ${GAP_MINUTES.default}.`,
+  schema: { type: 'integer', minimum: GAP_MINUTES.min, maximum: GAP_MINUTES.max, default: GAP_MINUTES.default },
+  expects: `a whole number of minutes from ${GAP_MINUTES.min} to ${GAP_MINUTES.max}`,
+  convert: Number,
 });
 
 export const SYSTEM = filter('system', 'System entity id of the kill.');

@@ -36,9 +36,10 @@ export function toAfter(field: string, after: TimeBound | undefined): Query[] {
   return after === undefined ? [] : [{ range: { [field]: { format: NANOS_FORMAT, gt: after.at } } }];
 }
 
-/** The range filter of `since` (inclusive) and `until` (exclusive) on an instant field, if either is given. */
+/** The range filter of `since` (inclusive) and `until` (exclusive) on an instant field, if either is given; a range upside down is a 400 naming `until`. */
 export function toTimeRange(field: string, since: TimeBound | undefined, until: TimeBound | undefined): Query[] {
   if (since === undefined && until === undefined) return [];
+  if (since !== undefined && until !== undefined && until.at < since.at) throw ApiError.badParameter('until', 'until is before since: give a range whose end is at or after its start.');
   const range: Record<string, string> = { format: NANOS_FORMAT };
   if (since !== undefined) range[since.onNanosecond ? 'gte' : 'gt'] = since.at;
   if (until !== undefined) range[until.onNanosecond ? 'lt' : 'lte'] = until.at;

@@ -88,7 +88,7 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
   }
   const columns = request.select ? ['id', ...request.select.filter((f) => f !== 'id')] : (request.columns ?? ['id']);
   // NDJSON of stored rows as the list answers them: the stored bytes, never parsed.
-  const verbatim = format === 'ndjson' && request.toRecord === undefined && request.select === undefined;
+  const verbatim = format === 'ndjson' && request.toRecord === undefined && request.expand === undefined && request.select === undefined;
 
   /** A stored row as the list would answer it (the walk reads `_source.row`: `toRecord` gets it as `{row}`). */
   const record = (bytes: Buffer): Row => {
@@ -96,23 +96,23 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
     const row = (request.toRecord ? request.toRecord({ row: parsed } as Source) : parsed) as Row;
     return request.select ? selectFields(row, request.select) : row;
   };
-  /** A row as a line of the file, for rows that are not sent verbatim. */
-  const line = (bytes: Buffer): string => {
-    const row = record(bytes);
-    return format === 'csv' ? csvLine(columns.map((column) => row[column])) : `${JSON.stringify(row)}\n`;
-  };
+  /** A record as a line of the file, for rows that are not sent verbatim. */
+  const line = (row: Row): string => (format === 'csv' ? csvLine(columns.map((column) => row[column])) : `${JSON.stringify(row)}\n`);
 
   /** The rows of a page the file still takes, as one buffer: a thousand rows in one write, not one each. */
   let sent = 0;
-  const chunk = (page: RawPage): Buffer => {
+  const chunk = async (page: RawPage): Promise<Buffer> => {
     const hits = page.hits.slice(0, cap - sent);
     sent += hits.length;
-    return Buffer.concat(hits.flatMap((hit) => (verbatim ? [hit.row, NEWLINE] : [Buffer.from(line(hit.row))])));
+    if (verbatim) return Buffer.concat(hits.flatMap((hit) => [hit.row, NEWLINE]));
+    if (!request.expand) return Buffer.concat(hits.map((hit) => Buffer.from(line(record(hit.row)))));
+    const records = await request.expand(reader, hits.map((hit) => JSON.parse(hit.row.toString('utf8')) as Row));
+    return Buffer.from(records.map((row) => line(request.select ? selectFields(row, request.select) : row)).join(''));
   };
   // The header and the first page before the answer starts: a failure there is still a clean error answer.
   let head: Buffer;
   try {
-    head = Buffer.concat([Buffer.from(format === 'csv' ? csvLine(columns) : ''), first.done ? Buffer.alloc(0) : chunk(first.value)]);
+    head = Buffer.concat([Buffer.from(format === 'csv' ? csvLine(columns) : ''), first.done ? Buffer.alloc(0) : await chunk(first.value)]);
   } catch (error) {
     await pages.return(undefined);
     throw error;
@@ -124,7 +124,7 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
       while (sent < cap) {
         const page = await pages.next();
         if (page.done) return;
-        yield chunk(page.value);
+        yield await chunk(page.value);
       }
     } catch (error) {
       // The answer has started: the connection is cut (an incomplete chunked body), and the log says why.

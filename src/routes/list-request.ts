@@ -39,6 +39,8 @@ export interface ListRequest<Source = { row: Row }> {
   query(reader: Reader): ListQuery;
   /** Hit → record, for routes that reshape rows; without it rows are passed through verbatim. */
   toRecord?(source: Source): unknown;
+  /** The records of a page of rows, read with more searches (battles: each start → its battle); pages and files alike. */
+  expand?(reader: Reader, rows: Row[]): Promise<Row[]>;
   /** Rows counted exactly up to this many, a lower bound beyond (default: always exactly). */
   countUpTo?: number;
   /** `select`: only these top-level fields of each row (and `id`). */

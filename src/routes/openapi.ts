@@ -56,7 +56,7 @@ export const TAGS: { name: string; description: string; paths: RegExp }[] = [
   { name: 'current state', description: 'The current state of characters, tribes, assemblies and their relations.', paths: /^\/v1\/current\// },
   { name: 'provenance', description: 'Facts, relations and sources of an entity; sources and their artefacts.', paths: /^\/v1\/(entities\/\{idOrSlug\}\/(facts|relations|sources|history)|sources|artefacts)/ },
   { name: 'events', description: 'Public chain events, and the chain objects they touched.', paths: /^\/v1\/(events|chain-objects)/ },
-  { name: 'killmails', description: "Killmails, by involvement, as resolved and as reported; a character's, tribe's or system's activity.", paths: /^\/v1\/(killmails|entities\/\{idOrSlug\}\/activity)/ },
+  { name: 'killmails', description: "Killmails, by involvement, as resolved and as reported; battles; a character's, tribe's or system's activity.", paths: /^\/v1\/(killmails|battles|entities\/\{idOrSlug\}\/activity)/ },
   { name: 'operations', description: 'Operational documents of the ingest: freshness, cursors, coverage, gaps.', paths: /^\/v1\/ops\// },
   { name: 'exports', description: 'The files of the live export bundle.', paths: /^\/v1\/exports\// },
   { name: 'meta', description: 'The service: about, health, readiness, metrics, this document.', paths: /^\/(v1(\/(health|ready|metrics|openapi\.json))?|metrics)?$/ },

@@ -68,7 +68,10 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const count = carried ?? counted(countOf(total));
   const page = hits.slice(0, request.limit);
   const last = page.at(-1)?.sort;
-  const rows = page.map((hit) => (select ? Buffer.from(JSON.stringify(selectFields(JSON.parse(hit.row.toString('utf8')), select))) : hit.row));
+  const expanded = request.expand && (await request.expand(reader, page.map((hit) => JSON.parse(hit.row.toString('utf8')) as Row)));
+  const rows = expanded
+    ? expanded.map((record) => Buffer.from(JSON.stringify(select ? selectFields(record, select) : record)))
+    : page.map((hit) => (select ? Buffer.from(JSON.stringify(selectFields(JSON.parse(hit.row.toString('utf8')), select))) : hit.row));
   ctx.body = toRawEnvelope(rows, listMeta(deps.meta, count, more), next(last && JSON.parse(last.toString('utf8')), hits.length > request.limit, count));
   ctx.type = 'application/json; charset=utf-8';
 }

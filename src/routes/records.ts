@@ -14,6 +14,7 @@ import { entities } from '../indices/entities.ts';
 import { sources } from '../indices/provenance.ts';
 import { KILLMAIL_LABELS } from '../indices/killmail-labels.ts';
 import { chainObjects, events, killmails } from '../indices/timeline.ts';
+import { DETAIL_KILLS } from '../query/battles.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
@@ -102,6 +103,20 @@ const RESOLVED_VALUE = record('A resolved actor or system (`entityType: unknown`
 
 const COUNTED = { type: 'array', items: closed({ id: text(), count: integer() }) };
 /** One side of an activity: the killmails it counts, and what they hold. */
+const NAMED = (what: string): JsonSchema => ({ type: 'array', items: { type: 'object', properties: { id: text(), name: text() }, required: ['id'], additionalProperties: false }, description: what });
+const BATTLE_SIDE: JsonSchema = {
+  type: 'object',
+  properties: {
+    side: { type: 'string', enum: ['a', 'b', 'npc'] },
+    tribes: NAMED('Tribes of the side, by id.'),
+    characters: NAMED('Characters of the side, by id.'),
+    kills: integer('Killmails a killer of the side made.'),
+    losses: integer('Killmails whose victim is of the side.'),
+  },
+  required: ['side', 'tribes', 'characters', 'kills', 'losses'],
+  additionalProperties: false,
+};
+
 const ACTIVITY_SIDE: JsonSchema = {
   type: 'object',
   properties: {
@@ -244,6 +259,37 @@ export const SCHEMAS = {
     additionalProperties: false,
   },
   ResolvedValue: RESOLVED_VALUE,
+  Battle: {
+    type: 'object',
+    description: 'Killmails of one system, each within `gap` minutes of the one before, two at least (README: battles).',
+    properties: {
+      id: text("Its first killmail's id."),
+      environment: ENVIRONMENT,
+      systemId: text(),
+      systemName: text(),
+      cycle: CYCLE,
+      gap: integer('Minutes.'),
+      startedAt: time(),
+      endedAt: time(),
+      killCount: integer(),
+      sides: { type: 'array', items: BATTLE_SIDE },
+      href: text("The battle's route."),
+    },
+    required: ['id', 'environment', 'systemId', 'gap', 'startedAt', 'endedAt', 'killCount', 'sides', 'href'],
+    additionalProperties: false,
+  },
+  BattleDetail: {
+    type: 'object',
+    description: `A battle with its killmails, oldest first (at most ${DETAIL_KILLS}; \`killmailsTruncated\` when it has more: \`killmailsHref\` lists them all).`,
+    properties: {
+      battle: { $ref: '#/components/schemas/Battle' },
+      killmails: { type: 'array', items: { $ref: '#/components/schemas/Killmail' } },
+      killmailsTruncated: { type: 'boolean' },
+      killmailsHref: text('The killmails list of its system and time.'),
+    },
+    required: ['battle', 'killmails', 'killmailsTruncated', 'killmailsHref'],
+    additionalProperties: false,
+  },
   Killmail: record(
     'A killmails.jsonl row, names and unresolved actors filled from entity records.',
     {

@@ -13,6 +13,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { launch, openPage, screenshot, seriousViolations, type WatchedBrowser, type WatchedPage, watchedBrowser } from './browser.ts';
 import { actorsOf, expectedLabels, gridOf, obj, text } from '../support/killmail-labels.ts';
 import { routeTemplates } from './routes.ts';
+import { expectedBattles } from '../support/battles.ts';
 
 const chromium = inject('chromium');
 const PAGE_SIZE = 50; // web/explorer/components/timeline-view.tsx
@@ -203,6 +204,28 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
       expect(drawn, side).toEqual(want[side]);
     }
     await screenshot(page, '05-activity');
+  });
+
+  it('lists the battles of the files, and draws one: its sides side by side, a mark per killmail on its timeline', async () => {
+    const relations = await readAllRows(gw.bundleDir, 'relations.jsonl');
+    const battles = expectedBattles(killmails, relations, 15);
+    expect(battles.length).toBeGreaterThan(1);
+    await open('#/battles');
+    await page.locator('[data-testid=battles] tbody tr').first().waitFor();
+    expect(await rowIds('[data-testid=battles] tbody tr')).toEqual(battles.slice(0, 25).map((b) => b.id));
+    await expect.poll(() => page.locator('[data-testid=battle-count]').textContent()).toBe(`${battles.length} battles`);
+    await screenshot(page, '06-battles');
+    const biggest = battles.toSorted((a, b) => b.killIds.length - a.killIds.length || b.sides.length - a.sides.length)[0]!;
+    await page.locator(`[data-testid=battles] tr[data-id="${biggest.id}"] a.row-id`).click();
+    await page.locator('[data-testid=battle-killmails] tbody tr').first().waitFor();
+    expect(await rowIds('[data-testid=battle-killmails] tbody tr')).toEqual(biggest.killIds);
+    expect(await page.locator('[data-testid=timeline-mark]').count()).toBe(biggest.killIds.length);
+    const sides = await page.locator('.sides [data-side]').evaluateAll((nodes) =>
+      nodes.map((node) => ({ side: node.getAttribute('data-side'), links: [...node.querySelectorAll('ul a')].map((a) => decodeURIComponent(a.getAttribute('href')!.replace('#/entities/', ''))) })),
+    );
+    expect(sides).toEqual(biggest.sides.map((s) => ({ side: s.side, links: [...s.tribes, ...s.characters] })));
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '07-battle');
   });
 
   it("names the other end of each relation as entities.jsonl does, an id where it has no entity", async () => {

@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { expectedBattles } from '../support/battles.ts';
 
 type Json = Record<string, any>;
 
@@ -31,6 +32,8 @@ const README_PARAMETERS = [
   'since_indexed', 'updated_since',
   // Client power (issue 22).
   'id', 'involved', 'side', 'format',
+  // Battles (issue 48).
+  'gap',
 ];
 
 let gw: TestGateway;
@@ -66,6 +69,7 @@ beforeAll(async () => {
     sources: await first('sources.jsonl'),
     artefacts: await first('source_artefacts.jsonl'),
     'chain-objects': await first('chain_objects.jsonl'),
+    battles: expectedBattles(await readAllRows(gw.bundleDir, 'killmails.jsonl'), await readAllRows(gw.bundleDir, 'relations.jsonl'), 15)[0]!.id,
   };
   for (const template of Object.keys(doc.paths)) {
     const [, , family] = template.split('/');

@@ -6,6 +6,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { SearchBox } from './components/search-box.tsx';
+import { BattlePage, BattlesPage } from './pages/battles.tsx';
 import { EntityPage } from './pages/entity.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { KillmailsPage } from './pages/killmails.tsx';
@@ -30,6 +31,7 @@ function View({ route }: { route: Route }) {
   if (view === 'entities' && id) return <EntityPage key={id} id={id} params={params} />;
   if (view === 'events' && !id) return <EventsPage params={params} />;
   if (view === 'killmails' && !id) return <KillmailsPage params={params} />;
+  if (view === 'battles') return id ? <BattlePage key={id} id={id} params={params} /> : <BattlesPage params={params} />;
   if (view === 'status') return <StatusPage />;
   if (id && ['events', 'killmails', 'sources', 'artefacts', 'chain-objects'].includes(view)) return <RecordPage key={`${view}/${id}/${sub}`} view={view} id={id} {...(sub ? { sub } : {})} />;
   return <SearchPage params={params} />;
@@ -39,6 +41,7 @@ const NAV = [
   ['search', 'Entities'],
   ['events', 'Events'],
   ['killmails', 'Killmails'],
+  ['battles', 'Battles'],
   ['status', 'Status'],
 ] as const;
 

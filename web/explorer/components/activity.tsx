@@ -6,7 +6,7 @@
  */
 import { getJson, type Row, seg } from '../api.ts';
 import { Failure, Loading, useAsync } from './async.tsx';
-import { hrefOf } from '../route.ts';
+import { formatHash, hrefOf } from '../route.ts';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const SIDES = [
@@ -25,7 +25,10 @@ export function ActivityPanel({ id }: { id: string }) {
     <section aria-labelledby="activity-title" class="activity" data-testid="activity">
       <h2 id="activity-title">Activity</h2>
       <p class="muted small">
-        All cycles{activity.first ? `, ${String(activity.first)} to ${String(activity.last)}` : ': no killmail'}.
+        All cycles{activity.first ? `, ${String(activity.first)} to ${String(activity.last)}` : ': no killmail'}.{' '}
+        <a href={formatHash('battles', activity.entity.entityType === 'system' ? { system: id } : { involved: id })} data-testid="activity-battles">
+          Battles
+        </a>
       </p>
       {SIDES.filter(([key]) => activity[key]).map(([key, title]) => (
         <Side key={key} name={key} title={title} side={activity[key]} />
