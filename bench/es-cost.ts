@@ -183,6 +183,13 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
     { route: '/v1/entities/<character>/activity', index: 'killmails', paths: most(killmails.map((r) => r.victimCharacterId)), uncached: true },
     { route: '/v1/entities/<system>/activity', index: 'killmails', paths: most(killmails.map((r) => r.systemId)), uncached: true },
   );
+  // Battles (issue 48): the first page, at the default gap and the widest, and an entity's battles.
+  const involvedIn = most(killmails.map((r) => r.victimCharacterId)).map((p) => p.replace(/^\/v1\/entities\/(.*)\/activity$/, '$1'));
+  all.push(
+    fixed(`/v1/battles?limit=${LIMIT}`, 'battle_kills'),
+    fixed(`/v1/battles?limit=${LIMIT}&gap=60`, 'battle_kills'),
+    { route: `/v1/battles?involved=<character>&limit=${LIMIT}`, index: 'battle_kills', paths: involvedIn.map((id) => `/v1/battles?involved=${id}&limit=${LIMIT}`) },
+  );
 
   // Capture: each path once through a gateway behind the recording proxy.
   const proxy = await recordingProxy(esUrl);

@@ -53,6 +53,7 @@ function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createC
     currentCycle: config.currentCycle,
     replicas: config.esReplicas,
     keep: config.keepGenerations,
+    tombstoneDays: config.tombstoneDays,
     shardTargetBytes: config.shardTargetBytes,
     concurrency: config.loadConcurrency,
     workers: config.loadWorkers,

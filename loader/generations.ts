@@ -8,6 +8,7 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { INDICES } from '../src/indices/all.ts';
+import { changesIndexPattern } from '../src/indices/changes.ts';
 import type { MappingFile } from '../src/indices/description.ts';
 import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex, indexName, parseIndexName } from '../src/indices/generation.ts';
 
@@ -166,8 +167,9 @@ export async function deleteGeneration(client: Client, prefix: string, generatio
   if (own.length) await client.indices.delete({ index: own, ignore_unavailable: true });
 }
 
-/** Deletes every generation of this prefix, live or not (benchmarks and tests start clean with it). */
+/** Deletes every generation of this prefix, live or not, and its changes (benchmarks and tests start clean with it). */
 export async function deleteAllGenerations(client: Client, prefix: string): Promise<void> {
   const own = await prefixIndices(client, prefix);
   if (own.length) await client.indices.delete({ index: own, ignore_unavailable: true });
+  await client.indices.delete({ index: changesIndexPattern(prefix), ignore_unavailable: true, allow_no_indices: true, expand_wildcards: 'all' });
 }

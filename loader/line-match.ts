@@ -68,6 +68,8 @@ export interface MatchEnd {
   documents: number;
   /** Old lines whose row changed (their id was sent). */
   changed: number;
+  /** The old line hashes of every id sent again (changed, or a later line of it sent): the changes a mirror is told of (loader/changes.ts). */
+  changedLines: Buffer[];
 }
 
 /** A fixed Bloom filter of 8-byte id hashes (their two halves make the probes). */
@@ -493,6 +495,7 @@ export class LineMatcher {
     let matched = 0;
     let overlap = 0;
     let changed = 0;
+    const changedLines: Buffer[] = [];
     try {
       for (let block = reader.next(); block; block = reader.next()) {
         for (let i = 0; i < block.entries; i++) {
@@ -501,15 +504,21 @@ export class LineMatcher {
           const inSent = isSent(block.data, at + LINE_HASH_BYTES);
           if (this.#matched[entry >>> 3]! & (1 << (entry & 7))) {
             matched += 1;
-            if (inSent) overlap += 1;
-          } else if (inSent) changed += 1;
-          else removed.push(Buffer.from(block.data.subarray(at, at + LINE_HASH_BYTES)));
+            if (inSent) {
+              // Skipped here, but a later line of its id was sent: that line is its row now.
+              overlap += 1;
+              changedLines.push(Buffer.from(block.data.subarray(at, at + LINE_HASH_BYTES)));
+            }
+          } else if (inSent) {
+            changed += 1;
+            changedLines.push(Buffer.from(block.data.subarray(at, at + LINE_HASH_BYTES)));
+          } else removed.push(Buffer.from(block.data.subarray(at, at + LINE_HASH_BYTES)));
         }
       }
     } finally {
       reader.close();
     }
-    return { removed, documents: matched + distinctSent - overlap, changed };
+    return { removed, documents: matched + distinctSent - overlap, changed, changedLines };
   }
 }
 

@@ -20,7 +20,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
-import type { CycleStart } from '../src/config.ts';
+import { type CycleStart, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { entities } from '../src/indices/entities.ts';
 import { type LoadContext, rowOfHit, rowsInDocValues, rowsOfIds } from '../src/indices/description.ts';
@@ -31,9 +31,12 @@ import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
 import { LoadError, RebuildInstead } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
 import { keepLastPerId } from './last-per-id.ts';
-import { type LineIndexHeader, LineIndexWriter, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
+import { type LineIndexHeader, LineIndexWriter, rowHashText, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
 import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
 import { deriveIndex } from './derive-index.ts';
+import { diffIndices, dropChangesAfter, ensureChangesIndex, idsOfLines, pruneChangesBefore, writeChanges } from './changes.ts';
+import { changesIndices } from '../src/indices/changes.ts';
+import { INSTANT_MIN } from '../src/time/instant.ts';
 import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
 import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
 import { POOL_MIN_FILE_BYTES, ParsePool, poolSize } from './parse-pool.ts';
@@ -66,6 +69,8 @@ export interface LoadOptions {
   replicas?: number;
   /** Generations kept, the live one included (default 2: the live one and the one before). */
   keep?: number;
+  /** Days the rows that left and changed are kept for `include=removed` and 410s (TOMBSTONE_DAYS). */
+  tombstoneDays?: number;
   /** Bytes of JSONL per primary shard. */
   shardTargetBytes?: number;
   /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
@@ -94,6 +99,8 @@ export interface IndexResult extends Partial<FileLoadResult> {
   action: IndexAction;
   /** An update: rows that left the file and were deleted. */
   removed?: number;
+  /** Their ids, where the update knew them (over a line index). */
+  leftIds?: string[];
   /** Why an update asked Elasticsearch about every line: its live index had no line index it could trust. */
   withoutLineIndex?: string;
   /** A planned update that found its file mostly changed, and built the index instead. */
@@ -260,15 +267,19 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     return value;
   };
   try {
+    // Changes a load that never went live wrote (it died before it could take them back).
+    await dropChangesAfter(client, changesIndices(prefix), live?.indexedAt ?? INSTANT_MIN);
     const plan = await step('plan', planLoad(run));
     const results = await step('files', loadFiles(run, plan, started));
     const { catalog, ops } = await step('documents', readDocuments(run));
     const counts = await step('check', checkIndices(run, results));
+    const changes = await step('changes', recordChanges(run, plan.plans, results));
     await step('line index', finishLineIndices(run, plan.plans, counts));
     if (run.exportDir) await step('copy', copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes));
-    const doc = generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index))));
+    const doc = { ...generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index)))), changes };
     options.signal?.throwIfAborted();
     const dropped = await step('live', makeLive(run, doc, keep));
+    await pruneChangesBefore(client, Object.values(changes), new Date(Date.now() - (options.tombstoneDays ?? DEFAULT_TOMBSTONE_DAYS) * 86_400_000).toISOString());
     for (const warning of run.warnings) progress.log(`warning: ${warning}`);
     const loaded = results.filter((r): r is IndexResult & FileLoadResult => r.action !== 'reuse' && r.file !== undefined);
     return {
@@ -286,6 +297,7 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
   } catch (error) {
     // Nothing of a failed load may stay behind; the live generation was never touched.
     await deleteGeneration(client, prefix, generation).catch(() => {});
+    await dropChangesAfter(client, changesIndices(prefix), live?.indexedAt ?? INSTANT_MIN).catch(() => {});
     for (const writer of run.writers.values()) await writer.discard().catch(() => {});
     if (run.exportDir) await removeExportDir(run.exportDir).catch(() => {});
     throw error;
@@ -506,6 +518,29 @@ async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Recor
     counts[result.name] = documents;
   }
   return counts;
+}
+
+/**
+ * Records the rows each index lost or changed against the live one (loader/changes.ts): what an
+ * update over a line index found, else a scan of the live index against the new one. Returns
+ * the changes index of each index that keeps them, for the generation document.
+ */
+async function recordChanges(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>, results: IndexResult[]): Promise<Record<string, string>> {
+  const { client, prefix, progress = silentProgress } = run.options;
+  const changes: Record<string, string> = {};
+  for (const description of INDICES.filter((d) => d.tombstones)) {
+    const index = await ensureChangesIndex(client, prefix, description);
+    changes[description.name] = index;
+    const plan = plans.get(description.name)!;
+    const result = results.find((r) => r.name === description.name)!;
+    if (plan.action === 'reuse' || plan.previous === undefined || plan.previous === plan.index) continue;
+    const rows = result.match
+      ? { left: result.leftIds ?? [], changed: await idsOfLines(client, plan.previous, (result.match.changedLines ?? []).map(rowHashText)) }
+      : await diffIndices(client, plan.previous, plan.index);
+    const written = await writeChanges(client, { index, description, previous: plan.previous, next: plan.index, rows, at: run.indexedAt });
+    if (written) progress.log(`  ${description.name}: ${rows.left.length} rows left, ${rows.changed.length} changed (${index})`);
+  }
+  return changes;
 }
 
 /**

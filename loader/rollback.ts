@@ -1,12 +1,16 @@
 /**
  * `npm run load -- --rollback [generation]`: makes a kept generation live again in one alias
- * update (the previous one by default), under the load lock. Nothing is rebuilt or deleted: the
+ * update (the previous one by default), under the load lock; the rows it recorded as left or
+ * changed are taken back (loader/changes.ts). Nothing is rebuilt or deleted: the
  * generation rolled back from stays kept until a later load prunes it, and its bundle is
  * recorded so a follower does not load it again — it waits for a newer one.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { GenerationDoc } from '../src/indices/generation.ts';
 import { LoadError } from './errors.ts';
+import { dropChangesAfter } from './changes.ts';
+import { INSTANT_MIN } from '../src/time/instant.ts';
+import { changesIndices } from '../src/indices/changes.ts';
 import { generationDocs, indicesOf, liveGeneration, swapAliases } from './generations.ts';
 import { recordRollback, withLoadLock } from './state.ts';
 
@@ -29,6 +33,8 @@ export async function rollback(client: Client, prefix: string, target?: string, 
     const exists = await client.indices.exists({ index: indices, allow_no_indices: false, expand_wildcards: 'none' });
     if (!exists) throw new LoadError(`generation ${to.generation} has lost indices; it cannot be served`);
     await swapAliases(client, prefix, to);
+    // What the generation rolled back from recorded as left or changed is not so any more.
+    await dropChangesAfter(client, changesIndices(prefix), to.indexedAt ?? INSTANT_MIN);
     await recordRollback(client, prefix, { manifestSha256: live.manifestSha256, bundleId: live.bundleId, generation: live.generation, at: new Date().toISOString() });
     return { from: live, to };
   });

@@ -21,17 +21,17 @@ const SCAN_PAGE = 10_000;
 /** Line hashes per search when deleting the rows that left. */
 const REMOVE_BATCH = 1000;
 
-/** Deletes the documents of these line hashes (each names one document of the clone); returns how many. */
-async function removeLines(client: Client, index: string, lineHashes: readonly Uint8Array[]): Promise<number> {
-  let deleted = 0;
+/** Deletes the documents of these line hashes (each names one document of the clone); returns their ids. */
+async function removeLines(client: Client, index: string, lineHashes: readonly Uint8Array[]): Promise<string[]> {
+  const deleted: string[] = [];
   for (let at = 0; at < lineHashes.length; at += REMOVE_BATCH) {
     const hashes = lineHashes.slice(at, at + REMOVE_BATCH).map(rowHashText);
-    const found = await client.search({ index, size: hashes.length, _source: false, track_total_hits: false, query: { terms: { [ROW_HASH]: hashes } } });
+    const found = await client.search({ index, size: hashes.length, _source: false, track_total_hits: false, query: { terms: { [ROW_HASH]: hashes } }, docvalue_fields: ['id'] });
     const hits = found.hits.hits;
     if (hits.length !== hashes.length) throw new LoadError(`${index}: ${hashes.length} rows left the file, ${hits.length} found to delete (the line index does not match the index)`);
     const response = await client.bulk({ operations: hits.map((hit) => ({ delete: { _index: index, _id: hit._id! } })), filter_path: 'errors' });
     if (response.errors) throw new LoadError(`Elasticsearch refused to delete rows that left ${index}`);
-    deleted += hits.length;
+    for (const hit of hits) deleted.push(String((hit.fields?.id as unknown[] | undefined)?.[0]));
   }
   return deleted;
 }
@@ -71,6 +71,8 @@ async function sweep(client: Client, index: string, keep: (id: string) => boolea
 export interface UpdateResult extends FileLoadResult {
   /** Rows deleted because they left the file. */
   removed: number;
+  /** Their ids, where an update over a line index found them (a sweep's are not kept: loader/changes.ts scans instead). */
+  leftIds?: string[];
 }
 
 /** Clones `from` into `options.index` and brings it to the file's rows. */
@@ -79,8 +81,8 @@ export async function updateIndex(options: LoadFileOptions & { from: string }): 
   await cloneIndex(client, from, index);
   const result = await loadJsonlFile({ ...options, update: true });
   if (result.match) {
-    const removed = await removeLines(client, index, result.match.removed);
-    return { ...result, removed, documents: result.match.documents };
+    const leftIds = await removeLines(client, index, result.match.removed);
+    return { ...result, removed: leftIds.length, leftIds, documents: result.match.documents };
   }
   const ids = result.ids!;
   const distinct = ids.seal();

@@ -114,6 +114,8 @@ export interface Config {
   streamBufferBytes: number;
   /** Generations a load keeps, the live one included (rollback reaches the others). */
   keepGenerations: number;
+  /** Days the rows that left or changed are kept for `include=removed` walks and 410s, whatever KEEP_GENERATIONS says (`TOMBSTONE_DAYS`). */
+  tombstoneDays: number;
   /** Replicas of every index once loaded (0 on a single node). */
   esReplicas: number;
   /** Bytes of uncompressed JSONL per primary shard: an index gets one shard per this many bytes of its file. */
@@ -198,6 +200,8 @@ export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 32;
 /** Response cache size, MB (see README, Operations: sizing the cache). */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
 export const DEFAULT_DOWNLOAD_MAX_ROWS = 100_000;
+/** Days the rows that left or changed are kept (`TOMBSTONE_DAYS`; src/indices/changes.ts). */
+export const DEFAULT_TOMBSTONE_DAYS = 90;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -438,6 +442,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     esQueueOrder,
     responseCacheBytes: mebibytesOrOff(env, 'RESPONSE_CACHE', DEFAULT_RESPONSE_CACHE_MB),
     keepGenerations: int(env, 'KEEP_GENERATIONS', 2, 1, 100)!,
+    tombstoneDays: int(env, 'TOMBSTONE_DAYS', DEFAULT_TOMBSTONE_DAYS, 1, 36_500)!,
     downloadMaxRows: int(env, 'DOWNLOAD_MAX_ROWS', DEFAULT_DOWNLOAD_MAX_ROWS, 1, 10_000_000)!,
     streamsPerClient: int(env, 'STREAMS_PER_CLIENT', 4, 1, 100_000)!,
     streamsMax: int(env, 'STREAMS_MAX', 1000, 1, 1_000_000)!,

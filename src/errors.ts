@@ -8,6 +8,7 @@
 export type ErrorCode =
   | 'bad_request'
   | 'not_found'
+  | 'gone'
   | 'method_not_allowed'
   | 'rate_limited'
   | 'unavailable'
@@ -47,6 +48,11 @@ export class ApiError extends Error {
 
   static notFound(message = 'Route not found.'): ApiError {
     return new ApiError('not_found', message, 404);
+  }
+
+  /** A record the registry held and removed (src/indices/changes.ts): `details.removedAt` says when. */
+  static gone(what: string, removedAt: string): ApiError {
+    return new ApiError('gone', `${what} was removed from the registry at ${removedAt}.`, 410, { removedAt });
   }
 
   static methodNotAllowed(allow: string): ApiError {

@@ -110,6 +110,8 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
    * reused or updated only while those files are unchanged too, and loads after them.
    */
   readonly dependsOn?: readonly string[];
+  /** Rows that leave it, or change, are recorded for mirrors and 410s (src/indices/changes.ts). */
+  readonly tombstones?: boolean;
   /** Set for an index derived from another of the generation instead of a file (`files` is empty): battle_kills. */
   readonly derive?: Derivation;
   /** Completes a batch of documents with what other files of the generation hold (killmail actors). */

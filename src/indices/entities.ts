@@ -73,6 +73,7 @@ function suggestInputs(id: string, names: (string | undefined)[], environment: s
 
 export const entities: IndexDescription<EntityDoc> = {
   name: 'entities',
+  tombstones: true,
   files: ['entities'],
   mapping: mapping as MappingFile,
   requiredFields: ['id', 'slug', 'entityType', 'name', 'environment'],

@@ -70,6 +70,8 @@ export interface GenerationDoc {
    * every index is `<prefix>-<index>-<generation>`.
    */
   indices?: Record<string, string>;
+  /** Index name → its changes index (src/indices/changes.ts): rows that left or changed, for `include=removed` and 410s. */
+  changes?: Record<string, string>;
   /** Index name → what its documents were built from (see loader/plan.ts): equal keys, equal documents. */
   contentKeys?: Record<string, string>;
   /**

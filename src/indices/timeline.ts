@@ -46,6 +46,7 @@ export const events: IndexDescription<EventDoc> = {
   mapping: eventsMapping as MappingFile,
   requiredFields: ['id', 'kind', 'environment', 'occurredAt'],
   firstSeen: true,
+  tombstones: true,
   sort: [
     { field: 'occurredAt', order: 'desc' },
     { field: 'id', order: 'desc' },
@@ -115,6 +116,7 @@ export const killmails: IndexDescription<KillmailDoc> = {
   requiredFields: ['id', 'environment', 'occurredAt', 'sourceIds'],
   keepsLine: true,
   firstSeen: true,
+  tombstones: true,
   // Actor names come from the entities, NPC proofs from the relations (a sourced `killer` relation to an enemy).
   dependsOn: ['entities', 'relations'],
   async prepare(docs, context) {

@@ -192,6 +192,15 @@ export const UPDATED_SINCE = queryParameter('updated_since', {
   convert: (text): TimeBound => toTimeBound('updated_since', text),
 });
 
+export const INCLUDE = queryParameter('include', {
+  description:
+    '`removed`: a mirror\'s walk. Adds the rows that left the registry as `{id, removed: true, removedAt}`, and a row that changed again as it is now, each where it became visible (`indexedAt` = `removedAt`, the instant of the load that removed or changed it), in the same order as the rows, under the same filters; kept `TOMBSTONE_DAYS`. Not with `group_by`.',
+  schema: { type: 'string', enum: ['removed'] },
+  expects: 'removed',
+  excludes: 'group_by',
+  convert: () => 'removed' as const,
+});
+
 export const FORMAT = queryParameter('format', {
   description:
     `The whole filtered list as a file instead of a page: \`csv\` (RFC 4180, a header row, CRLF; columns those of \`select\`, else every field of the route's records; nested values as JSON text) or \`ndjson\` (one row per line, as the JSON list's rows). ` +

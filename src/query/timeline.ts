@@ -102,6 +102,15 @@ function timelineQuery(filter: Query[], newestFirst: estypes.SortCombinations[],
   return { filter, sort: ORDERS[params.sort ?? 'occurredAt:desc'](newestFirst), indexSorted: true };
 }
 
+/**
+ * A list read with its changes (`include=removed`, src/indices/changes.ts): only the changes of
+ * loads up to the generation read — a load writes its changes before it goes live. Its rows are
+ * all first seen up to that instant already.
+ */
+export function throughGeneration(list: ListQuery, indexedAt: string | undefined): ListQuery {
+  return indexedAt === undefined ? list : { ...list, filter: [...list.filter, { range: { [FIRST_SEEN]: { lte: indexedAt, format: NANOS_FORMAT } } }] };
+}
+
 export function toEventListQuery(params: Omit<EventListParams, 'limit'>, currentCycle: number): ListQuery {
   const { kind, module, packageId, transactionDigest, sourceId } = params;
   const filter = [...scoped(params, currentCycle), ...exact({ kind, module, packageId, transactionDigest, sourceId })];

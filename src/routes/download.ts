@@ -70,7 +70,7 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
   const reader = await deps.search.reader();
   ctx.state.generation = reader.generation.generation;
   const list = request.query(reader);
-  const pages = reader.scan(request.index, { query: toQuery(list), sort: list.sort }, { pageSize: PAGE_ROWS, countUpTo: cap + 1 });
+  const pages = reader.scan(request.index, { query: toQuery(list), sort: list.sort }, { pageSize: PAGE_ROWS, countUpTo: cap + 1, withChanges: request.withChanges });
   // The first page before any header: its count says whether the file is cut.
   const first = await pages.next();
   const total = (first.value as RawPage | undefined)?.total?.value ?? 0;

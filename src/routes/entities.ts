@@ -105,7 +105,7 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
 
 /** The entity row for an id or slug, or 404. */
 async function findEntity(ctx: AppContext, deps: RouteDeps, idOrSlug: string, entityType?: string): Promise<{ reader: Reader; id: string; row: Row }> {
-  const { reader, row } = await firstRow(ctx, deps, 'entities', toEntityLookupBody(idOrSlug, entityType), 'Entity not found.');
+  const { reader, row } = await firstRow(ctx, deps, 'entities', toEntityLookupBody(idOrSlug, entityType), 'Entity not found.', { value: idOrSlug, fields: ['id', 'slug'] });
   return { reader, id: String(row.id), row };
 }
 
@@ -164,14 +164,14 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/search', { summary: 'Search entities (without `q`: the entity list)', ...searchAnswer }, entityList);
   route(router, '/v1/entities', { summary: 'Entities, by label (with `q`: by relevance)', ...searchAnswer }, entityList);
 
-  route(router, '/v1/entities/:idOrSlug', { summary: 'An entity by id or slug', query: [], answer: one(ref('Entity')) }, async (ctx) => {
+  route(router, '/v1/entities/:idOrSlug', { summary: 'An entity by id or slug', query: [], answer: one(ref('Entity')), mayBeGone: true }, async (ctx) => {
     const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     ctx.body = toEnvelope(row, deps.meta);
   });
 
   for (const [name, sub] of Object.entries(SUBROUTES) as [keyof typeof SUBROUTES, (typeof SUBROUTES)[keyof typeof SUBROUTES]][]) {
     const path = `/v1/entities/:idOrSlug/${name}`;
-    route(router, path, { summary: `${sub.summary} of an entity`, query: sub.query, answer: list(sub.schema) }, async (ctx, values) => {
+    route(router, path, { summary: `${sub.summary} of an entity`, query: sub.query, answer: list(sub.schema), mayBeGone: true }, async (ctx, values) => {
       // Only facts declare `confidence`; on the other subroutes it is always absent.
       const params = values as Values<typeof SUBROUTES.facts.query>;
       const { limit = DEFAULT_LIMIT, cursor, confidence } = params;
@@ -192,7 +192,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   }
 
-  const history = { summary: 'An entity with its first 200 facts, relations and sources', query: [], answer: one(ref('History')), cost: 'search' } as const;
+  const history = { summary: 'An entity with its first 200 facts, relations and sources', query: [], answer: one(ref('History')), cost: 'search', mayBeGone: true } as const;
   route(router, '/v1/entities/:idOrSlug/history', history, async (ctx) => {
     const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     const section = async (index: 'facts' | 'relations' | 'entity_sources', body: SearchBody, toRecord: (s: Rowed) => Row) => {
@@ -222,6 +222,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     query: [CYCLES, CYCLE, SINCE, UNTIL] as const,
     answer: one(ref('Activity')),
     cost: 'search',
+    mayBeGone: true,
   } as const;
   route(router, '/v1/entities/:idOrSlug/activity', activity, async (ctx, params) => {
     const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
@@ -248,7 +249,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     route(router, `/v1/${collection}`, { summary: `Entities of type ${entityType}`, query, answer: list(ref('Entity')) }, (ctx, params) =>
       listEntities(ctx, deps, `/v1/${collection}`, parseEntityList(params, deps, { entityType })),
     );
-    const detail = { summary: `An entity of type ${entityType} by id or slug`, query: [], answer: one(ref('Entity')) };
+    const detail = { summary: `An entity of type ${entityType} by id or slug`, query: [], answer: one(ref('Entity')), mayBeGone: true };
     route(router, `/v1/${collection}/:idOrSlug`, detail, async (ctx) => {
       const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!, entityType);
       ctx.body = toEnvelope(row, deps.meta);

@@ -3,6 +3,7 @@ import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
 import {
   EVENT_KIND,
   IDS,
+  INCLUDE,
   FORMAT,
   INCLUDE_UNKNOWN,
   LIST,
@@ -19,7 +20,7 @@ import {
   sortParameter,
 } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
-import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toEventListQuery } from '../query/timeline.ts';
+import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, throughGeneration, toEventListQuery } from '../query/timeline.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { detailRoute } from './detail.ts';
@@ -52,6 +53,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     SINCE,
     UNTIL,
     SINCE_INDEXED,
+    INCLUDE,
     sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
     selectParameter(FIELDS),
     groupByParameter(GROUPS, 'occurredAt'),
@@ -64,13 +66,18 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed, id: ids } = params;
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
     const bind = { ...scope, ids, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort };
+    const withChanges = params.include === 'removed';
     await sendList(ctx, deps, {
       route: '/v1/events',
-      bind,
+      bind: { ...bind, include: params.include },
       cursor,
       limit,
       index: 'events',
-      query: (reader) => toEventListQuery(bind, reader.generation.currentCycle),
+      query: (reader) => {
+        const list = toEventListQuery(bind, reader.generation.currentCycle);
+        return withChanges ? throughGeneration(list, reader.generation.indexedAt) : list;
+      },
+      withChanges,
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
       ids: ids && { asked: ids, fields: ['id'] },
@@ -81,7 +88,7 @@ export function eventRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  detailRoute(router, deps, '/v1/events/:id', 'events', 'Event not found.', { summary: 'An event', answer: one(ref('Event')) });
+  detailRoute(router, deps, '/v1/events/:id', 'events', 'Event not found.', { summary: 'An event', answer: one(ref('Event')), mayBeGone: true });
   // Chain objects have no list of their own (the export is their list); `/v1/resolve` links them here.
   detailRoute(router, deps, '/v1/chain-objects/:id', 'chain_objects', 'Chain object not found.', { summary: 'A chain object', answer: one(ref('ChainObject')) });
 }

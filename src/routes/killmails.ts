@@ -12,9 +12,9 @@ import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, IDS, INCLUDE_UNKNOWN, INVOLVED, KILLER, LABEL, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
+import { FORMAT, IDS, INCLUDE, INCLUDE_UNKNOWN, INVOLVED, KILLER, LABEL, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
-import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, toKillmailListQuery } from '../query/timeline.ts';
+import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, throughGeneration, toKillmailListQuery } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { list, one, route } from './operation.ts';
 import { indexedThrough } from './events.ts';
@@ -42,7 +42,10 @@ async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: R
   const reader = await deps.search.reader();
   ctx.state.generation = reader.generation.generation;
   const found = await reader.getWithOriginal<{ row: Row }>('killmails', ctx.params.id!);
-  if (!found) throw ApiError.notFound('Killmail not found.');
+  if (!found) {
+    const removedAt = await reader.removedAt('killmails', ctx.params.id!);
+    throw removedAt ? ApiError.gone('This killmail', removedAt) : ApiError.notFound('Killmail not found.');
+  }
   return { view: found.source.row, original: found.original };
 }
 
@@ -62,6 +65,7 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     SINCE,
     UNTIL,
     SINCE_INDEXED,
+    INCLUDE,
     sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
     selectParameter(FIELDS),
     groupByParameter(GROUPS, 'occurredAt'),
@@ -74,13 +78,18 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
     const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
     const bind: Omit<KillmailListParams, 'limit'> = { ...scope, ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort };
+    const withChanges = params.include === 'removed';
     await sendList(ctx, deps, {
       route: '/v1/killmails',
-      bind,
+      bind: { ...bind, include: params.include },
       cursor,
       limit,
       index: 'killmails',
-      query: (reader) => toKillmailListQuery(bind, reader.generation.currentCycle),
+      query: (reader) => {
+        const list = toKillmailListQuery(bind, reader.generation.currentCycle);
+        return withChanges ? throughGeneration(list, reader.generation.indexedAt) : list;
+      },
+      withChanges,
       countUpTo: TIMELINE_COUNT_UP_TO,
       meta: indexedThrough,
       ids: ids && { asked: ids, fields: ['id'] },
@@ -91,14 +100,14 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
     });
   });
 
-  route(router, '/v1/killmails/:id', { summary: 'A killmail', query: [], answer: one(ref('Killmail')) }, async (ctx) => {
+  route(router, '/v1/killmails/:id', { summary: 'A killmail', query: [], answer: one(ref('Killmail')), mayBeGone: true }, async (ctx) => {
     const { view, original } = await findKillmail(ctx, deps);
     ctx.body = toEnvelope(detailOf(original, view), deps.meta);
   });
 
   // The registry's shape: the flat record as reported, `raw` included (the reference's worker
   // answered only the `raw` member, and a 404 "Route not found." when it was absent).
-  route(router, '/v1/killmails/:id/raw', { summary: 'A killmail as reported', query: [], answer: one(ref('KillmailRaw')) }, async (ctx) => {
+  route(router, '/v1/killmails/:id/raw', { summary: 'A killmail as reported', query: [], answer: one(ref('KillmailRaw')), mayBeGone: true }, async (ctx) => {
     const { original } = await findKillmail(ctx, deps);
     ctx.body = toEnvelope(rawRecord(original), deps.meta);
   });

@@ -49,6 +49,8 @@ export interface ListRequest<Source = { row: Row }> {
   groups?: GroupRequest;
   /** `id=a|b`: the ids asked for, and the indexed fields a row answers them by (entities: `id` and `slug`); the first page lists those no row matches in `meta.missing`. */
   ids?: { asked: readonly string[]; fields: readonly string[] };
+  /** `include=removed`: the index's changes too, in the same order (the query keeps them to its generation: `throughGeneration`). */
+  withChanges?: boolean;
   /** `format=csv|ndjson`: the whole list as a file (download.ts). */
   format?: 'csv' | 'ndjson';
   /** A CSV's columns without `select`: the fields of the route's records. */

@@ -36,6 +36,7 @@ const INFO_DESCRIPTION = [
 const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; description: string }> = {
   400: { code: 'bad_request', name: 'BadRequest', description: 'A parameter is unknown, repeated or invalid (`details.parameter` names it).' },
   404: { code: 'not_found', name: 'NotFound', description: 'No such record, file or document.' },
+  410: { code: 'gone', name: 'Gone', description: 'A record the registry held and removed: `details.removedAt` says when (kept `TOMBSTONE_DAYS`).' },
   416: { code: 'bad_request', name: 'RangeNotSatisfiable', description: 'The `Range` starts past the end of the file (`details.size` is its size).' },
   429: { code: 'rate_limited', name: 'RateLimited', description: 'This client spent its budget (`RateLimit-Policy`, `RateLimit`); retry after `Retry-After` seconds.' },
   431: { code: 'bad_request', name: 'HeadersTooLarge', description: "The request line and headers exceed Node's 16 KB (answered before routing)." },
@@ -151,6 +152,7 @@ const SELECTED = { type: 'array', items: { type: 'object', description: 'With `s
 interface Shapes {
   selectable: boolean;
   grouped: boolean;
+  removable?: boolean;
 }
 
 /** `{data, meta}`; a page is `{data: [record…], meta, nextCursor?}`, its rows reduced by `select`, or its groups with `group_by`. */
@@ -158,7 +160,9 @@ function envelope(data: JsonSchema, paged: boolean, shapes: Shapes = { selectabl
   const rows = { type: 'array', items: data };
   const groups = { type: 'array', items: { $ref: '#/components/schemas/Group' } };
   const facets = { type: 'object', description: 'Several `group_by` fields: the groups of each, by field name.', additionalProperties: groups };
-  const alternatives = [rows, ...(shapes.selectable ? [SELECTED] : []), ...(shapes.grouped ? [groups, facets] : [])];
+  // `include=removed`: the rows, and the tombstones of rows that left, in one order.
+  const withRemoved = { type: 'array', items: { anyOf: [data, { $ref: '#/components/schemas/Tombstone' }] }, description: 'With `include=removed`: rows, and tombstones of the rows that left.' };
+  const alternatives = [rows, ...(shapes.removable ? [withRemoved] : []), ...(shapes.selectable ? [SELECTED] : []), ...(shapes.grouped ? [groups, facets] : [])];
   const properties: Json = {
     data: paged ? (alternatives.length > 1 ? { anyOf: alternatives } : rows) : data,
     meta: { $ref: `#/components/schemas/${paged ? 'ListMeta' : 'Meta'}` },
@@ -187,7 +191,7 @@ function successes(operation: Operation): Json {
     case 'one':
     case 'list':
       const takes = (name: string) => operation.query.some((p) => p.name === name);
-      const shapes = { selectable: takes('select'), grouped: takes('group_by') };
+      const shapes = { selectable: takes('select'), grouped: takes('group_by'), removable: takes('include') };
       const content = json(envelope(answer.data, answer.kind === 'list', shapes));
       if (!takes('format')) return { 200: { description: 'OK', content } };
       return { 200: { description: 'OK; with `format`, the whole list as a file.', headers: FILE_HEADERS, content: { ...content, ...FILE_CONTENT } } };
@@ -221,6 +225,7 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
   if (conditional(operation)) out[304] = { description: 'Not modified: the conditional GET matched.' };
   const errors = [400];
   if (hasPathParameters || operation.mayBeMissing) errors.push(404);
+  if (operation.mayBeGone) errors.push(410);
   if (operation.answer.kind === 'file') errors.push(416);
   errors.push(429, 431, 500);
   if (readsIndex) errors.push(503, 504);

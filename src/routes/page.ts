@@ -64,7 +64,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
     ctx.body = toEnvelope(data, listMeta(deps.meta, count, more), next(page.at(-1)?.sort as SortValue[] | undefined, hits.hits.length > request.limit, count));
     return;
   }
-  const { hits, total } = await reader.searchRows(request.index, body);
+  const { hits, total } = await reader.searchRows(request.index, body, { withChanges: request.withChanges });
   const count = carried ?? counted(countOf(total));
   const page = hits.slice(0, request.limit);
   const last = page.at(-1)?.sort;

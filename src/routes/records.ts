@@ -258,6 +258,13 @@ export const SCHEMAS = {
     required: ['entity', 'first', 'last'],
     additionalProperties: false,
   },
+  Tombstone: {
+    type: 'object',
+    description: 'A row that left the registry (`include=removed`): its id and the instant of the load that removed it.',
+    properties: { id: text(), removed: { const: true }, removedAt: time() },
+    required: ['id', 'removed', 'removedAt'],
+    additionalProperties: false,
+  },
   ResolvedValue: RESOLVED_VALUE,
   Battle: {
     type: 'object',

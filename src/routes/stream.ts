@@ -19,6 +19,7 @@ import {
   ENVIRONMENT,
   EVENT_KIND,
   IDS,
+  INCLUDE,
   INVOLVED,
   KILLER,
   MODULE,
@@ -53,8 +54,8 @@ const LAST_EVENT_ID = headerParameter(RESUME_HEADER, {
 });
 
 const SCOPE = [ENVIRONMENT, CYCLES, CYCLE] as const;
-const KILLMAIL_FILTERS = [...SCOPE, Q, IDS, INVOLVED, SIDE, SYSTEM, VICTIM, KILLER, REPORTER, NPC, LABEL, SINCE, UNTIL, SINCE_INDEXED] as const;
-const EVENT_FILTERS = [...SCOPE, Q, IDS, EVENT_KIND, MODULE, PACKAGE_ID, TRANSACTION_DIGEST, SOURCE_ID, SINCE, UNTIL, SINCE_INDEXED] as const;
+const KILLMAIL_FILTERS = [...SCOPE, Q, IDS, INVOLVED, SIDE, SYSTEM, VICTIM, KILLER, REPORTER, NPC, LABEL, SINCE, UNTIL, SINCE_INDEXED, INCLUDE] as const;
+const EVENT_FILTERS = [...SCOPE, Q, IDS, EVENT_KIND, MODULE, PACKAGE_ID, TRANSACTION_DIGEST, SOURCE_ID, SINCE, UNTIL, SINCE_INDEXED, INCLUDE] as const;
 
 /** The later of the client's `since_indexed` and a walk's bound: both keep rows first held after them. */
 const laterBound = (a: TimeBound | undefined, b: TimeBound | undefined) => (a === undefined ? b : b === undefined || a.at >= b.at ? a : b);
@@ -108,7 +109,8 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
     const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
     const feed: Feed = {
       index: 'killmails',
-      key: cursorScope('/v1/killmails/stream', bind),
+      key: cursorScope('/v1/killmails/stream', { ...bind, include: params.include }),
+      withChanges: params.include === 'removed',
       query: (after, currentCycle) => toKillmailListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
     };
     return open(ctx, feed, sinceIndexed);
@@ -119,7 +121,8 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
     const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
     const feed: Feed = {
       index: 'events',
-      key: cursorScope('/v1/events/stream', bind),
+      key: cursorScope('/v1/events/stream', { ...bind, include: params.include }),
+      withChanges: params.include === 'removed',
       query: (after, currentCycle) => toEventListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
     };
     return open(ctx, feed, sinceIndexed);

@@ -12,7 +12,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import type { IndexName } from '../indices/all.ts';
-import { ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
+import { FIRST_SEEN, NANOS_FORMAT, ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import type { Count } from '../query/cursor.ts';
@@ -21,11 +21,19 @@ import { toApiError } from './errors.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
 import { HotRequests } from './hot-requests.ts';
 
+export interface RowsOptions {
+  /**
+   * Read the index's changes too (src/indices/changes.ts): tombstones and changed rows in the
+   * same order. The query must keep them to this generation's (`visibleThrough`).
+   */
+  withChanges?: boolean;
+}
+
 export interface Reader {
   readonly generation: GenerationDoc;
   search<T>(index: IndexName, body: SearchBody): Promise<estypes.SearchResponse<T>>;
   /** The hits' rows and sort values as the bytes Elasticsearch sent (list pages pass rows through), and the count when tracked. */
-  searchRows(index: IndexName, body: SearchBody): Promise<RawPage>;
+  searchRows(index: IndexName, body: SearchBody, options?: RowsOptions): Promise<RawPage>;
   /** Documents by id, in the order asked; missing ids are left out. */
   getMany<T>(index: IndexName, ids: string[]): Promise<T[]>;
   /** A document by id with the exported line it keeps as the stored field `original` (see `keepsLine`). */
@@ -48,7 +56,9 @@ export interface Reader {
    * (the caller stops iterating: a client gone mid-download). The first page counts the rows up
    * to `countUpTo`.
    */
-  scan(index: IndexName, body: Pick<SearchBody, 'query' | 'sort'>, options: { pageSize: number; countUpTo: number }): AsyncGenerator<RawPage>;
+  scan(index: IndexName, body: Pick<SearchBody, 'query' | 'sort'>, options: { pageSize: number; countUpTo: number } & RowsOptions): AsyncGenerator<RawPage>;
+  /** When the row of `id` (matched on `fields`) left `index`, if this generation's changes say it did. */
+  removedAt(index: IndexName, id: string, fields?: readonly string[]): Promise<string | undefined>;
 }
 
 export interface SearchService {
@@ -288,9 +298,23 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       );
       return response.hits.hits as Hit[];
     }
+    /** The index, and its changes index where asked and the generation has one. */
+    const names = (index: IndexName, options?: RowsOptions) => {
+      const changes = options?.withChanges ? generation.changes?.[index] : undefined;
+      return changes ? `${name(index)},${changes}` : name(index);
+    };
     return {
       generation,
       indexName: name,
+      async removedAt(index, id, fields = ['id']) {
+        const changes = generation.changes?.[index];
+        if (!changes || !generation.indexedAt) return undefined;
+        const query = { bool: { filter: [{ bool: { should: fields.map((field) => ({ term: { [field]: id } })), minimum_should_match: 1 } }, { range: { [FIRST_SEEN]: { lte: generation.indexedAt, format: NANOS_FORMAT } } }] } };
+        const response = await searchOn(index, () => client.search(rowRequest(generation, index, { index: changes, size: 1, query, ignore_unavailable: true })));
+        const hit = response.hits.hits[0];
+        const row = hit && rowOfHit(hit as Hit & { fields?: Record<string, unknown> });
+        return row?.removed === true ? String(row.removedAt) : undefined;
+      },
       async searchAcross(indices, body) {
         const names = new Map(indices.map((index) => [name(index), index]));
         // A generation loaded before an index existed lacks it: a missing index holds nothing to
@@ -310,9 +334,9 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         }
         return response;
       },
-      searchRows(index, body) {
-        if (record) hot.record(index, body, true);
-        return searchOn(index, () => searchRaw({ ...rowRequest(generation, index, body), index: name(index), ...LIST_PARAMETERS }));
+      searchRows(index, body, options) {
+        if (record && !options?.withChanges) hot.record(index, body, true);
+        return searchOn(index, () => searchRaw({ ...rowRequest(generation, index, body), index: names(index, options), ...LIST_PARAMETERS }));
       },
       knownCount: (index, query, upTo) => counts.get(countKey(generation.generation, index, query, upTo)),
       rememberCount: (index, query, upTo, count) => void counts.set(countKey(generation.generation, index, query, upTo), count),
@@ -344,8 +368,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         return { source: hit._source as T, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
       },
       count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
-      async *scan(index, body, { pageSize, countUpTo }) {
-        const { id } = await searchOn(index, () => client.openPointInTime({ index: name(index), keep_alive: PIT_KEEP_ALIVE }));
+      async *scan(index, body, { pageSize, countUpTo, withChanges }) {
+        const { id } = await searchOn(index, () => client.openPointInTime({ index: names(index, { withChanges }), keep_alive: PIT_KEEP_ALIVE }));
         try {
           let after: unknown[] | undefined;
           for (let first = true; ; first = false) {

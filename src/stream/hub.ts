@@ -30,6 +30,7 @@ import { ApiError } from '../errors.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
+import { throughGeneration } from '../query/timeline.ts';
 import type { TimeBound } from '../query/time-range.ts';
 import type { RawPage } from '../search/raw-hits.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
@@ -59,6 +60,8 @@ export interface Feed {
   key: string;
   /** The rows of the stream's filters first held after `since` (the later of it and the client's `since_indexed`), in `indexedAt:asc` order. */
   query(since: TimeBound | undefined, currentCycle: number): ListQuery;
+  /** `include=removed`: the rows that left and changed too (src/indices/changes.ts). */
+  withChanges?: boolean;
 }
 
 export interface OpenRequest {
@@ -243,10 +246,11 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
    */
   async function walk(reader: Reader, feed: Feed, position: Position | undefined, since: string | undefined, deliver: (page: EventPage) => Promise<boolean>): Promise<void> {
     const bound = [since, position?.row ? undefined : position?.indexedAt].filter((x) => x !== undefined).sort().at(-1);
-    const list = feed.query(bound === undefined ? undefined : sinceBound(bound), reader.generation.currentCycle);
+    const rows = feed.query(bound === undefined ? undefined : sinceBound(bound), reader.generation.currentCycle);
+    const list = feed.withChanges ? throughGeneration(rows, reader.generation.indexedAt) : rows;
     let after = position && searchAfter(position);
     for (;;) {
-      const { hits } = await reader.searchRows(feed.index, toListBody({ ...list, limit: STREAM_PAGE, after, count: false }));
+      const { hits } = await reader.searchRows(feed.index, toListBody({ ...list, limit: STREAM_PAGE, after, count: false }), { withChanges: feed.withChanges });
       const page = hits.slice(0, STREAM_PAGE);
       if (page.length > 0 && !(await deliver(toEvents(page, feed)))) return;
       if (hits.length <= STREAM_PAGE) return;

@@ -32,8 +32,8 @@ const README_PARAMETERS = [
   'since_indexed', 'updated_since',
   // Client power (issue 22).
   'id', 'involved', 'side', 'format',
-  // Battles (issue 48).
-  'gap',
+  // Battles, rows that left (issue 48).
+  'gap', 'include',
 ];
 
 let gw: TestGateway;

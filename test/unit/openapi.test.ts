@@ -159,6 +159,7 @@ describe('/v1/openapi.json', () => {
     expect(killmails.properties.data).toEqual({
       anyOf: [
         { type: 'array', items: { $ref: '#/components/schemas/Killmail' } },
+        { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/Killmail' }, { $ref: '#/components/schemas/Tombstone' }] }, description: 'With `include=removed`: rows, and tombstones of the rows that left.' },
         { type: 'array', items: { type: 'object', description: 'With `select`: the row reduced to `id` and the selected fields.' } },
         { type: 'array', items: { $ref: '#/components/schemas/Group' } },
         { type: 'object', description: 'Several `group_by` fields: the groups of each, by field name.', additionalProperties: { type: 'array', items: { $ref: '#/components/schemas/Group' } } },
@@ -180,7 +181,7 @@ describe('/v1/openapi.json', () => {
   it('lists the query parameters each list route validates', () => {
     const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
     const shape = ['sort', 'select', 'group_by', 'include_unknown', 'format'];
-    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'since', 'until', 'since_indexed', ...shape]);
+    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'cycle', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'since', 'until', 'since_indexed', 'include', ...shape]);
     expect(names('/v1/characters')).toContain('profile');
     expect(names('/v1/systems')).not.toContain('profile');
     expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown', 'format']);
