@@ -171,5 +171,7 @@ export async function deleteGeneration(client: Client, prefix: string, generatio
 export async function deleteAllGenerations(client: Client, prefix: string): Promise<void> {
   const own = await prefixIndices(client, prefix);
   if (own.length) await client.indices.delete({ index: own, ignore_unavailable: true });
-  await client.indices.delete({ index: changesIndexPattern(prefix), ignore_unavailable: true, allow_no_indices: true, expand_wildcards: 'all' });
+  // By name: Elasticsearch refuses to delete by a wildcard (action.destructive_requires_name).
+  const changes = Object.keys((await client.indices.get({ index: changesIndexPattern(prefix), expand_wildcards: 'all', filter_path: '*.settings.index.provided_name' }, { ignore: [404] })) ?? {});
+  if (changes.length) await client.indices.delete({ index: changes, ignore_unavailable: true });
 }

@@ -11,7 +11,7 @@
  * safe.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +41,8 @@ export interface LocalCluster {
   electedMaster(): Promise<ClusterNode>;
   /** Kills one node's server JVM with SIGKILL (no shutdown of any kind) and waits until it is gone. */
   kill(node: ClusterNode): Promise<void>;
+  /** Starts a killed node again on its data and waits until it has joined (the cluster whole again; not green). */
+  restart(node: ClusterNode): Promise<void>;
   /** Stops every node still running (SIGTERM, SIGKILL after 30 s); removes the files unless `keep`. */
   stop(options?: { keep?: boolean }): Promise<void>;
 }
@@ -64,7 +66,7 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
   await stopLeftovers(root);
   await rm(root, { recursive: true, force: true });
 
-  const specs = [];
+  const specs: { name: string; port: number; transportPort: number; dir: string }[] = [];
   for (let i = 1; i <= size; i++) specs.push({ name: `${name}-${i}`, port: await freePort(), transportPort: await freePort(), dir: path.join(root, `node-${i}`) });
   const membership = {
     // A cluster name of its own: a node of another cluster that happens to reuse a port is refused.
@@ -87,19 +89,23 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
   if (owner.uid !== undefined) await chownTree(root, owner.uid, owner.gid!);
 
   log(`cluster ${name}: starting ${size} nodes of Elasticsearch (heap ${heap} each, files in ${root})`);
-  const nodes: ClusterNode[] = specs.map((spec) => {
+  /** Starts (or starts again) a node's server on its own directory: its data survives a restart. */
+  const launch = (spec: (typeof specs)[number], node?: ClusterNode): ClusterNode => {
     const logFile = path.join(spec.dir, 'logs', 'stdout.log');
     const pidFile = path.join(spec.dir, 'elasticsearch.pid');
+    rmSync(pidFile, { force: true });
     const launcher = spawn(path.join(home, 'bin', 'elasticsearch'), ['-p', pidFile], {
       stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
       env: { PATH: process.env.PATH, HOME: spec.dir, ES_JAVA_HOME: javaHome, ES_PATH_CONF: path.join(spec.dir, 'config'), ES_TMPDIR: path.join(spec.dir, 'tmp') },
       ...owner,
     });
-    const node: ClusterNode = { name: spec.name, url: `http://127.0.0.1:${spec.port}`, transportPort: spec.transportPort, launcher, pidFile, logFile, alive: true, exited: undefined! };
-    node.exited = new Promise((resolve) => launcher.once('exit', (code) => resolve(code)));
-    void node.exited.then(() => (node.alive = false));
-    return node;
-  });
+    const started = node ?? ({ name: spec.name, url: `http://127.0.0.1:${spec.port}`, transportPort: spec.transportPort, pidFile, logFile } as ClusterNode);
+    Object.assign(started, { launcher, alive: true });
+    started.exited = new Promise((resolve) => launcher.once('exit', (code) => resolve(code)));
+    void started.exited.then(() => (started.alive = false));
+    return started;
+  };
+  const nodes: ClusterNode[] = specs.map((spec) => launch(spec));
 
   const cluster: LocalCluster = {
     nodes,
@@ -116,6 +122,11 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
       signalServer(node, 'SIGKILL');
       await node.exited;
     },
+    async restart(node) {
+      if (node.alive) return;
+      launch(specs[nodes.indexOf(node)]!, node);
+      await waitForNodes(cluster, size, false);
+    },
     async stop({ keep = false } = {}) {
       await Promise.all(nodes.filter((node) => node.alive).map((node) => stopNode(node)));
       if (!keep) await rm(root, { recursive: true, force: true });
@@ -131,12 +142,12 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
   return cluster;
 }
 
-/** Waits until the first node reports every node joined and the (empty) cluster green. */
-async function waitForNodes(cluster: LocalCluster, size: number): Promise<void> {
+/** Waits until a node reports every node joined and (at the start: the cluster is empty) the cluster green. */
+async function waitForNodes(cluster: LocalCluster, size: number, green = true): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  const first = cluster.nodes[0]!;
   for (;;) {
-    const health = await getJson(`${first.url}/_cluster/health?wait_for_nodes=${size}&wait_for_status=green&timeout=2s`);
+    const first = cluster.nodes.find((node) => node.alive) ?? cluster.nodes[0]!;
+    const health = await getJson(`${first.url}/_cluster/health?wait_for_nodes=${size}${green ? '&wait_for_status=green' : ''}&timeout=2s`);
     if (health && (health as { timed_out?: boolean }).timed_out === false) return;
     const gone = cluster.nodes.find((node) => !node.alive);
     if (gone || Date.now() > deadline) {

@@ -20,6 +20,8 @@ export function redisServerInstalled(): boolean {
 
 export interface RedisServer {
   url: string;
+  /** The server's process while it runs (a rehearsal stops and continues it). */
+  pid(): number | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -37,6 +39,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
     async start() {
       child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';

@@ -1,0 +1,118 @@
+/**
+ * The rehearsal's checker (issue 47), pure: the history of a run in, the broken invariants out,
+ * each named with the fault that preceded it. What is expected comes from the bundle files of
+ * every publication (the caller reads them); what happened comes from the history.
+ */
+
+/** One line of the history: a fault, a publication, an answer, a row delivered, a sample. */
+export type Entry =
+  | { at: number; kind: 'fault'; fault: string; target: string; until?: number }
+  | { at: number; kind: 'skipped'; fault: string; why: string }
+  | { at: number; kind: 'publication'; index: number; bundleId: string }
+  | { at: number; kind: 'rollback'; from: string; to: string }
+  | { at: number; kind: 'live'; generation: string; bundleId: string; counts: Record<string, number> }
+  | { at: number; kind: 'answer'; client: string; path: string; status: number; retryAfter?: string; error?: string }
+  | { at: number; kind: 'rows'; client: string; ids: string[] }
+  | { at: number; kind: 'rss'; process: string; mb: number };
+
+export interface Expected {
+  /** By bundle id: the distinct ids of each row file the generation must hold. */
+  counts: Map<string, Record<string, number>>;
+  /** The last publication's bundle id: where the follower must end. */
+  lastBundle: string;
+  /** Event ids that became visible after the walkers and streams started, and the publication that first held each. */
+  newEvents: Map<string, number>;
+}
+
+export interface Violation {
+  invariant: string;
+  detail: string;
+  at: number;
+  /** The fault in progress or last begun before it, if any. */
+  after?: string;
+}
+
+/** Statuses every answer may have: a refusal must say when to come back. */
+function allowedAnswer(entry: Extract<Entry, { kind: 'answer' }>): string | undefined {
+  if (entry.error !== undefined) {
+    // Refused at accept (a gateway down or restarting) is allowed; a request dropped after it was taken is not.
+    return /ECONNREFUSED/.test(entry.error) ? undefined : `connection lost: ${entry.error}`;
+  }
+  if ([200, 206, 304, 404, 410].includes(entry.status)) return undefined;
+  if ((entry.status === 429 || entry.status === 503) && entry.retryAfter) return undefined;
+  return `status ${entry.status}${entry.retryAfter ? '' : ' without Retry-After'}`;
+}
+
+/** The fault in progress at `at`, else the last one begun before it. */
+function faultBefore(history: readonly Entry[], at: number): string | undefined {
+  let last: Extract<Entry, { kind: 'fault' }> | undefined;
+  for (const entry of history) {
+    if (entry.kind !== 'fault' || entry.at > at) continue;
+    if (!last || entry.at >= last.at) last = entry;
+  }
+  return last && `${last.fault} ${last.target} at ${(last.at / 1000).toFixed(1)} s`;
+}
+
+/** Whether an Elasticsearch node or the client's gateway was down at `at`. */
+function degraded(history: readonly Entry[], at: number, client: string): boolean {
+  return history.some((e) => e.kind === 'fault' && e.at <= at + 2000 && (e.until ?? e.at) + 5000 >= at && (e.fault === 'es-kill' || e.fault === 'gateway-term' || e.fault === 'worker-kill' || (e.fault === 'redis-stop' && client === 'polite')));
+}
+
+export function check(history: readonly Entry[], expected: Expected): Violation[] {
+  const violations: Violation[] = [];
+  const violate = (invariant: string, detail: string, at: number) => violations.push({ invariant, detail, at, after: faultBefore(history, at) });
+  const rolledBack = history.some((e) => e.kind === 'rollback');
+
+  for (const entry of history) {
+    if (entry.kind !== 'answer') continue;
+    const wrong = allowedAnswer(entry);
+    if (wrong) violate('every answer is 200/304, 429 or 503 with Retry-After, or refused at accept', `${entry.client} ${entry.path}: ${wrong}`, entry.at);
+    else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(history, entry.at, entry.client)) {
+      violate('a polite client under its budget gets only 200s while every node is up', `${entry.path}: ${entry.error ?? entry.status}`, entry.at);
+    }
+  }
+
+  // Every generation that went live holds exactly its bundle's rows.
+  for (const entry of history) {
+    if (entry.kind !== 'live') continue;
+    const want = expected.counts.get(entry.bundleId);
+    if (!want) continue;
+    for (const [index, rows] of Object.entries(want)) {
+      if (entry.counts[index] !== rows) violate('every generation that went live holds exactly its bundle', `${entry.generation} ${index}: ${entry.counts[index]} documents for ${rows} rows`, entry.at);
+    }
+  }
+  const lastLive = history.filter((e): e is Extract<Entry, { kind: 'live' }> => e.kind === 'live').at(-1);
+  if (lastLive?.bundleId !== expected.lastBundle) violate('the follower ends on the last publication', `live: ${lastLive?.bundleId ?? 'nothing'}, last published: ${expected.lastBundle}`, lastLive?.at ?? 0);
+
+  // Every stream and walker: each new row once (at least once around the rollback), in the order rows became visible.
+  const clients = new Set(history.filter((e) => e.kind === 'rows').map((e) => (e as { client: string }).client));
+  for (const client of clients) {
+    const rows = history.filter((e): e is Extract<Entry, { kind: 'rows' }> => e.kind === 'rows' && e.client === client);
+    const seen = new Map<string, number>();
+    let lastPublication = -1;
+    for (const { ids, at } of rows) {
+      for (const id of ids) {
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+        const publication = expected.newEvents.get(id);
+        if (publication === undefined) continue;
+        if (publication < lastPublication && !rolledBack) violate('rows come in the order they became visible', `${client}: ${id} (publication ${publication}) after a row of publication ${lastPublication}`, at);
+        lastPublication = Math.max(lastPublication, publication);
+      }
+    }
+    const missing = [...expected.newEvents.keys()].filter((id) => !seen.has(id));
+    if (missing.length) violate('every stream and walker receives every row that went live', `${client}: ${missing.length} of ${expected.newEvents.size} missing (${missing.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+    const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+    if (twice.length && !rolledBack) violate('no row is delivered twice', `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+  }
+
+  // RSS flat: the last sample of each process within 50 % and 64 MB of its first after warm-up.
+  const byProcess = new Map<string, number[]>();
+  for (const entry of history) if (entry.kind === 'rss') byProcess.set(entry.process, [...(byProcess.get(entry.process) ?? []), entry.mb]);
+  for (const [name, samples] of byProcess) {
+    if (samples.length < 4) continue;
+    const base = samples[1]!;
+    const end = samples.at(-1)!;
+    if (end > base * 1.5 + 64) violate('memory of every gateway worker and of the follower stays flat', `${name}: ${base} MB → ${end} MB`, 0);
+  }
+  return violations;
+}

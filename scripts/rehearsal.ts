@@ -1,0 +1,460 @@
+/**
+ * `npm run rehearsal -- [--minutes M] [--seed S] [--scale N]`: the whole deployment on loopback
+ * under a seeded nemesis (issue 47), every part real, then a checker over what happened.
+ *
+ * - three Elasticsearch nodes (scripts/elasticsearch-cluster.ts), `ES_REPLICAS=1`;
+ * - an S3 store (moto) the run publishes the registry's next export to every few tens of seconds
+ *   (new events and killmails on top, a late arrival, an entity changed and one removed), with one
+ *   rollback in the run, and a follower (`loader/cli.ts --follow`) taking them in;
+ * - two gateways of `WORKERS=2` sharing budgets through `redis-server` (`RATE_LIMIT_STORE`);
+ * - clients, each from its own loopback address: event streams (one filtered) that reconnect with
+ *   `Last-Event-ID`, one that stops reading, a `since_indexed` walker, a polite client on list and
+ *   detail routes, a greedy one over its budget, downloads (`format=ndjson`);
+ * - the nemesis, seeded: SIGKILLs an Elasticsearch node (the elected master among them) and starts
+ *   it again, SIGKILLs a gateway worker, SIGTERMs a whole gateway and starts it again, SIGSTOPs
+ *   Redis for 5–20 s and the store past its timeout, SIGKILLs the follower and starts it again.
+ *   A partition is not made here (no network namespaces for an unprivileged run): reported skipped.
+ *
+ * The history (faults, publications, generations live, every answer, rows delivered, RSS) is
+ * written to `.cache/rehearsal/<seed>.json`; the checker (scripts/rehearsal-checks.ts) compares it
+ * with the bundle files of every publication. Exits 1 on any broken invariant, naming it with
+ * the fault that preceded it, and prints the seed so that a run can be replayed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { writeNextExport } from '../generator/next-export.ts';
+import { publishBundle } from '../generator/publish.ts';
+import { type BundleRow, readRows } from '../generator/read-bundle.ts';
+import { createRandom } from '../generator/random.ts';
+import { writeBundle } from '../generator/write-bundle.ts';
+import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
+import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
+import { type Gateway, spawnListener } from '../bench/support.ts';
+import { openSse } from '../test/support/sse.ts';
+import { startRedisServer } from '../test/support/redis-server.ts';
+import { startCluster } from './elasticsearch-cluster.ts';
+import { freePort } from './elasticsearch.ts';
+import { startMoto } from './moto.ts';
+import { type Entry, type Expected, check } from './rehearsal-checks.ts';
+
+const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' } } });
+const minutes = Number(values.minutes ?? 3);
+const seed = Number(values.seed ?? Math.floor(Math.random() * 1_000_000));
+const scale = Number(values.scale ?? 2);
+const PREFIX = 'rehearsal';
+const STORE_TIMEOUT_MS = 4000;
+const started = Date.now();
+const now = () => Date.now() - started;
+const log = (line: string) => console.error(`[rehearsal ${(now() / 1000).toFixed(1)} s] ${line}`);
+const history: Entry[] = [];
+type Unstamped<T> = T extends unknown ? Omit<T, 'at'> & { at?: number } : never;
+const record = (entry: Unstamped<Entry>): void => void history.push({ at: now(), ...entry } as Entry);
+
+log(`seed ${seed}, ${minutes} min, scale ${scale} (replay: npm run rehearsal -- --minutes ${minutes} --seed ${seed} --scale ${scale})`);
+const random = createRandom(seed, 'nemesis');
+const config = loadConfig();
+const work = await mkdtemp(path.join(config.cacheDir, 'rehearsal-'));
+const cleanups: (() => Promise<unknown>)[] = [];
+let stopping = false;
+
+// --- the deployment -------------------------------------------------------------------------
+const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], log });
+cleanups.push(() => cluster.stop());
+const moto = await startMoto();
+cleanups.push(() => moto.stop());
+await moto.createBucket('registry');
+const source = 's3://registry/export';
+const store = moto.store();
+const redis = await startRedisServer();
+cleanups.push(() => redis.stop());
+
+const env = {
+  ES_URL: cluster.esUrl,
+  ES_REPLICAS: '1',
+  INDEX_PREFIX: PREFIX,
+  DATA_DIR: path.join(work, 'data'),
+  LOG_LEVEL: 'warn',
+  STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
+  STORE_ATTEMPTS: '4',
+  ...moto.env,
+};
+
+/** Publications: their directories and bundle ids, in order. */
+const publications: { dir: string; bundleId: string }[] = [];
+async function publish(dir: string): Promise<void> {
+  const { bundleId } = await publishBundle(dir, source, { store });
+  publications.push({ dir, bundleId });
+  record({ kind: 'publication', index: publications.length - 1, bundleId });
+  log(`published export ${publications.length - 1} (${bundleId.slice(0, 12)})`);
+}
+const first = path.join(work, 'export-0');
+await writeBundle(first, { scale, seed });
+await publish(first);
+
+/** The follower: `npm run load -- --follow`, its own process; started again after a kill. */
+let follower: ChildProcess | undefined;
+function startFollower(): void {
+  follower = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), '--follow', source, '--every', '1s'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  follower.stderr!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (/loaded|error|refused|failed/i.test(line)) log(`follower: ${line.trim().slice(0, 160)}`);
+  });
+}
+startFollower();
+cleanups.push(async () => follower?.kill('SIGTERM'));
+
+/** The live generation, as Elasticsearch holds it (recorded each time it changes). */
+let live: GenerationDoc | undefined;
+async function readLive(): Promise<GenerationDoc | undefined> {
+  for (const node of cluster.nodes.filter((n) => n.alive)) {
+    try {
+      const response = await fetch(`${node.url}/${aliasName(PREFIX, META_INDEX)}/_search?size=1`, { signal: AbortSignal.timeout(3000) });
+      if (!response.ok) continue;
+      return ((await response.json()) as { hits: { hits: { _source: GenerationDoc }[] } }).hits.hits[0]?._source;
+    } catch {
+      // Another node.
+    }
+  }
+  return undefined;
+}
+const watcher = (async () => {
+  while (!stopping) {
+    const doc = await readLive();
+    if (doc && doc.generation !== live?.generation) {
+      live = doc;
+      record({ kind: 'live', generation: doc.generation, bundleId: doc.bundleId, counts: doc.counts });
+      log(`live: ${doc.generation} (${doc.bundleId.slice(0, 12)})`);
+    }
+    await sleep(500);
+  }
+})();
+async function waitLive(bundleId: string, ms = 180_000): Promise<void> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(250)) if (live?.bundleId === bundleId) return;
+  throw new Error(`bundle ${bundleId.slice(0, 12)} did not go live in ${ms / 1000} s`);
+}
+await waitLive(publications[0]!.bundleId);
+const startedThrough = live!.indexedAt!;
+
+/** The gateways: two of two workers each, on ports of their own (started again on the same). */
+const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: '50/100', RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
+const ports = [await freePort(), await freePort()];
+const gateways: (Gateway | undefined)[] = [];
+async function startGateway(i: number): Promise<void> {
+  gateways[i] = await spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...gatewayEnv, PORT: String(ports[i]) });
+}
+await Promise.all([startGateway(0), startGateway(1)]);
+cleanups.push(async () => Promise.all(gateways.map((g) => g?.stop())));
+const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
+
+// --- clients ----------------------------------------------------------------------------------
+/** One GET from a client's own loopback address; the answer recorded. */
+function get(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        record({ kind: 'answer', client, path: new URL(url).pathname + new URL(url).search.slice(0, 80), status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
+        resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers });
+      });
+      res.on('error', (error) => {
+        record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
+        resolve({ status: 0, body: '', headers: {} });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (error) => {
+      record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
+      resolve({ status: 0, body: '', headers: {} });
+    });
+    req.end();
+  });
+}
+const agentFor = (address: string) => new Agent({ keepAlive: true, localAddress: address, maxSockets: 16 });
+
+const firstRows = async (file: string) => {
+  const out: BundleRow[] = [];
+  for await (const { row } of readRows(first, file)) out.push(row);
+  return out;
+};
+const entities = await firstRows('entities.jsonl');
+const firstEvents = new Set((await firstRows('events.jsonl')).map((r) => String(r.id)));
+const detailEntity = entities.find((e) => e.environment === 'stillness' && e.entityType === 'system')!;
+const clients: Promise<void>[] = [];
+
+// A polite client: five requests a second over lists and details, on the first gateway.
+clients.push(
+  (async () => {
+    const agent = agentFor('127.0.0.2');
+    const paths = ['/v1/events?limit=20', '/v1/killmails?limit=20', '/v1/entities?limit=20', `/v1/entities/${encodeURIComponent(String(detailEntity.id))}`, '/v1/battles?cycles=all&limit=10'];
+    for (let i = 0; !stopping; i += 1) {
+      await get('polite', agent, `${base(0)}${paths[i % paths.length]}`);
+      await sleep(200);
+    }
+  })(),
+);
+// A greedy client over its budget, on both gateways.
+clients.push(
+  ...[0, 1, 2, 3].map((n) =>
+    (async () => {
+      const agent = agentFor('127.0.0.3');
+      for (let i = 0; !stopping; i += 1) {
+        const { status } = await get('greedy', agent, `${base((n + i) % 2)}/v1/events?limit=50`);
+        if (status === 429) await sleep(200);
+      }
+    })(),
+  ),
+);
+// Downloads.
+clients.push(
+  (async () => {
+    const agent = agentFor('127.0.0.4');
+    for (let i = 0; !stopping; i += 1) {
+      await get('download', agent, `${base(i % 2)}/v1/killmails?cycles=all&format=ndjson`);
+      await sleep(5000);
+    }
+  })(),
+);
+// A walker: complete `since_indexed` walks only move it on.
+let walkerThrough = startedThrough;
+clients.push(
+  (async () => {
+    const agent = agentFor('127.0.0.5');
+    for (let i = 0; !stopping; i += 1) {
+      const url = `${base(i % 2)}/v1/events?cycles=all&sort=indexedAt:asc&limit=200&since_indexed=${walkerThrough}`;
+      const ids: string[] = [];
+      let next: string | undefined = url;
+      let through: string | undefined;
+      while (next) {
+        const { status, body } = await get('walker', agent, next);
+        if (status !== 200) break;
+        const page = JSON.parse(body) as { data: BundleRow[]; meta: { indexedThrough?: string }; nextCursor?: string };
+        through ??= page.meta.indexedThrough;
+        ids.push(...page.data.map((r) => String(r.id)));
+        next = page.nextCursor ? `${url}&cursor=${encodeURIComponent(page.nextCursor)}` : undefined;
+        if (!page.nextCursor) {
+          record({ kind: 'rows', client: 'walker', ids });
+          if (through) walkerThrough = through;
+        }
+      }
+      await sleep(1000);
+    }
+  })(),
+);
+// Streams: all events, and the events of one kind, reconnecting with their last id.
+for (const [name, query] of [['stream-all', ''], ['stream-kind', '&kind=killmail.created']] as const) {
+  clients.push(
+    (async () => {
+      let last: string | undefined;
+      for (let i = 0; !stopping; i += 1) {
+        try {
+          const stream = await openSse(`${base(i % 2)}/v1/events/stream?cycles=all&since_indexed=${startedThrough}${query}`, last ? { 'Last-Event-ID': last } : {});
+          if (stream.status !== 200) {
+            record({ kind: 'answer', client: name, path: '/v1/events/stream', status: stream.status, retryAfter: stream.headers.get('retry-after') ?? undefined });
+            stream.close();
+            await sleep(1000);
+            continue;
+          }
+          while (!stopping && !(await Promise.race([stream.ended.then(() => true), sleep(500, false)]))) {
+            // Rows are taken when the connection ends.
+          }
+          stream.close();
+          record({ kind: 'rows', client: name, ids: stream.rows().map((r) => String(r.id)) });
+          last = stream.lastId() ?? last;
+        } catch (error) {
+          record({ kind: 'answer', client: name, path: '/v1/events/stream', status: 0, error: String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) });
+          await sleep(1000);
+        }
+      }
+    })(),
+  );
+}
+// A stream whose client never reads: the gateway must cut it, not hold its bytes.
+clients.push(
+  (async () => {
+    const req = request(`${base(1)}/v1/events/stream?cycles=all&since_indexed=${startedThrough}`, { agent: agentFor('127.0.0.6') });
+    req.on('response', (res) => res.pause());
+    req.on('error', () => {});
+    req.end();
+    while (!stopping) await sleep(500);
+    req.destroy();
+  })(),
+);
+
+// RSS of every gateway worker and of the follower.
+const childrenOf = async (pid: number) => (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+const rss = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1] ?? 0) / 1024;
+const sampler = (async () => {
+  while (!stopping) {
+    for (const [i, gateway] of gateways.entries()) for (const [w, pid] of (gateway ? await childrenOf(gateway.pid) : []).entries()) record({ kind: 'rss', process: `gateway-${i}-worker-${w}`, mb: Math.round(await rss(pid)) });
+    if (follower?.pid) record({ kind: 'rss', process: 'follower', mb: Math.round(await rss(follower.pid)) });
+    await sleep(10_000);
+  }
+})();
+
+// --- publications and the nemesis ------------------------------------------------------------
+const runMs = minutes * 60_000;
+const publicationEvery = Math.max(20_000, runMs / 6);
+const publisher = (async () => {
+  for (let k = 1; !stopping && now() < runMs; k += 1) {
+    await sleep(publicationEvery);
+    if (stopping) return;
+    await publishNext(k);
+    if (k === 2) {
+      await waitLive(publications.at(-1)!.bundleId).catch(() => {});
+      const from = live?.generation ?? '?';
+      const rolled = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), '--rollback'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+      const code = await new Promise((resolve) => rolled.once('exit', resolve));
+      record({ kind: 'rollback', from, to: `exit ${String(code)}` });
+      log(`rollback from ${from}: exit ${String(code)}`);
+    }
+  }
+})();
+async function publishNext(k: number): Promise<void> {
+  const from = publications.at(-1)!.dir;
+  const to = path.join(work, `export-${k}`);
+  const removable = entities.filter((e) => e.entityType === 'item' && e.id !== detailEntity.id);
+  await writeNextExport(from, to, {
+    events: async function* (rows) {
+      const all: BundleRow[] = [];
+      for await (const row of rows) all.push(row);
+      const newest = Date.parse(all[0]!.occurredAt);
+      for (let i = 40; i > 0; i -= 1) yield { ...all[i]!, id: `${all[i]!.id}:p${k}-${i}`, occurredAt: new Date(newest + i * 1000).toISOString() };
+      yield* all;
+      yield { ...all.at(-1)!, id: `${all.at(-1)!.id}:p${k}-late`, occurredAt: new Date(Date.parse(all.at(-1)!.occurredAt) - 3_600_000).toISOString() };
+    },
+    killmails: async function* (rows) {
+      const all: BundleRow[] = [];
+      for await (const row of rows) all.push(row);
+      for (let i = 3; i > 0; i -= 1) yield { ...all[i]!, id: `${all[i]!.id}:p${k}-${i}`, occurredAt: new Date(Date.parse(all[0]!.occurredAt) + i * 1000).toISOString() };
+      yield* all;
+    },
+    entities: async function* (rows) {
+      for await (const row of rows) {
+        if (row.id === removable[k]?.id) continue;
+        yield row.id === removable[k + 20]?.id ? { ...row, displayName: `${String(row.displayName ?? row.id)} (${k})` } : row;
+      }
+    },
+  });
+  await publish(to);
+}
+
+const FAULTS = ['es-kill', 'es-kill-master', 'worker-kill', 'gateway-term', 'redis-stop', 'store-stall', 'follower-kill'] as const;
+record({ kind: 'skipped', fault: 'partition', why: 'no network namespaces for an unprivileged run on loopback' });
+async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
+  const at = now();
+  const done = (target: string): void => record({ kind: 'fault', fault: kind, target, at, until: now() });
+  switch (kind) {
+    case 'es-kill':
+    case 'es-kill-master': {
+      const node = kind === 'es-kill-master' ? await cluster.electedMaster() : cluster.nodes[Math.floor(random.next() * cluster.nodes.length)]!;
+      await cluster.kill(node);
+      await sleep(3000 + random.next() * 7000);
+      await cluster.restart(node);
+      return done(node.name);
+    }
+    case 'worker-kill': {
+      const i = Math.floor(random.next() * 2);
+      const workers = gateways[i] ? await childrenOf(gateways[i]!.pid) : [];
+      const pid = workers[Math.floor(random.next() * workers.length)];
+      if (pid) process.kill(pid, 'SIGKILL');
+      await sleep(2000);
+      return done(`gateway-${i} worker ${pid}`);
+    }
+    case 'gateway-term': {
+      const i = Math.floor(random.next() * 2);
+      await gateways[i]?.stop();
+      await sleep(1000 + random.next() * 2000);
+      await startGateway(i);
+      return done(`gateway-${i}`);
+    }
+    case 'redis-stop': {
+      const pid = redis.pid();
+      if (pid) process.kill(pid, 'SIGSTOP');
+      await sleep(5000 + random.next() * 15_000);
+      if (pid) process.kill(pid, 'SIGCONT');
+      return done('redis');
+    }
+    case 'store-stall': {
+      process.kill(moto.pid, 'SIGSTOP');
+      await sleep(STORE_TIMEOUT_MS + 2000);
+      process.kill(moto.pid, 'SIGCONT');
+      return done('moto');
+    }
+    case 'follower-kill': {
+      follower?.kill('SIGKILL');
+      await sleep(1000 + random.next() * 2000);
+      startFollower();
+      return done('follower');
+    }
+  }
+}
+const nemesis = (async () => {
+  // Every kind once in a seeded order, then seeded picks, until the time is up.
+  const order = [...FAULTS].sort(() => random.next() - 0.5);
+  for (let n = 0; !stopping && now() < runMs; n += 1) {
+    await sleep(2000 + random.next() * 6000);
+    const kind = n < order.length ? order[n]! : FAULTS[Math.floor(random.next() * FAULTS.length)]!;
+    log(`nemesis: ${kind}`);
+    await fault(kind).catch((error) => log(`nemesis: ${kind} failed: ${(error as Error).message}`));
+  }
+})();
+
+// --- the end ----------------------------------------------------------------------------------
+let exitCode = 0;
+try {
+  await Promise.all([nemesis, publisher]);
+  await publishNext(publications.length);
+  await waitLive(publications.at(-1)!.bundleId);
+  // Let the walker and the streams take in the last generation.
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && walkerThrough < live!.indexedAt!; ) await sleep(500);
+  await sleep(5000);
+  stopping = true;
+  await Promise.race([Promise.all([...clients, watcher, sampler]), sleep(40_000)]);
+
+  // Expected, from the bundle files of every publication.
+  const counts = new Map<string, Record<string, number>>();
+  const newEvents = new Map<string, number>();
+  for (const [k, { dir, bundleId }] of publications.entries()) {
+    const ids: Record<string, Set<string>> = { entities: new Set(), events: new Set(), killmails: new Set() };
+    for (const stem of Object.keys(ids)) for await (const { row } of readRows(dir, `${stem}.jsonl`)) ids[stem]!.add(String(row.id));
+    counts.set(bundleId, Object.fromEntries(Object.entries(ids).map(([stem, set]) => [stem, set.size])));
+    if (k > 0) for await (const { row } of readRows(dir, 'events.jsonl')) if (row.environment === 'stillness' && !newEvents.has(String(row.id)) && !firstEvents.has(String(row.id))) newEvents.set(String(row.id), k);
+  }
+  const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents };
+  const violations = check(history, expected);
+  await mkdir(path.join(config.cacheDir, 'rehearsal'), { recursive: true });
+  const file = path.join(config.cacheDir, 'rehearsal', `${seed}.json`);
+  await writeFile(file, JSON.stringify({ seed, minutes, scale, history }, null, 1));
+  const answers = history.filter((e) => e.kind === 'answer');
+  const faults = history.filter((e) => e.kind === 'fault');
+  const summary = {
+    seed,
+    minutes,
+    faults: Object.fromEntries(FAULTS.map((f) => [f, faults.filter((e) => (e as { fault: string }).fault === f).length])),
+    skipped: history.filter((e) => e.kind === 'skipped').map((e) => (e as { fault: string }).fault),
+    publications: publications.length,
+    requests: answers.length,
+    byStatus: answers.reduce<Record<string, number>>((m, e) => ((m[String((e as { status: number }).status)] = (m[String((e as { status: number }).status)] ?? 0) + 1), m), {}),
+    rowsDelivered: history.filter((e) => e.kind === 'rows').reduce((n, e) => n + (e as { ids: string[] }).ids.length, 0),
+    violations,
+    history: file,
+  };
+  console.log(JSON.stringify(summary, null, 2));
+  if (violations.length) {
+    exitCode = 1;
+    for (const v of violations) log(`BROKEN: ${v.invariant}: ${v.detail}${v.after ? ` (after ${v.after})` : ''}`);
+  }
+} catch (error) {
+  exitCode = 1;
+  log(`the rehearsal failed: ${(error as Error).stack ?? String(error)}`);
+} finally {
+  stopping = true;
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  await rm(work, { recursive: true, force: true });
+  log(`done (seed ${seed}): exit ${exitCode}`);
+  process.exit(exitCode);
+}
