@@ -91,7 +91,7 @@ export async function ensureChangesIndex(client: Client, prefix: string, descrip
   return name;
 }
 
-/** Writes the tombstones of `left` (fields from `previous`) and the new rows of `changed` (from `next`) at instant `at`. */
+/** Writes the tombstones of `left` (fields from `previous`) and the new rows of `changed` (from `next`) at instant `at`; the caller refreshes the index once. */
 export async function writeChanges(client: Client, options: { index: string; description: IndexDescription<any>; previous: string; next: string; rows: RowsThatChanged; at: string }): Promise<number> {
   const { index, description, previous, next, rows, at } = options;
   const fields = copiedFields(description.mapping);
@@ -125,7 +125,6 @@ export async function writeChanges(client: Client, options: { index: string; des
     onDrop: () => {
       dropped += 1;
     },
-    refresh: 'wait_for',
   });
   if (dropped > 0) throw new LoadError(`Elasticsearch refused ${dropped} changes of ${description.name}`);
   return documents.length;

@@ -528,18 +528,24 @@ async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Recor
 async function recordChanges(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>, results: IndexResult[]): Promise<Record<string, string>> {
   const { client, prefix, progress = silentProgress } = run.options;
   const changes: Record<string, string> = {};
-  for (const description of INDICES.filter((d) => d.tombstones)) {
-    const index = await ensureChangesIndex(client, prefix, description);
-    changes[description.name] = index;
-    const plan = plans.get(description.name)!;
-    const result = results.find((r) => r.name === description.name)!;
-    if (plan.action === 'reuse' || plan.previous === undefined || plan.previous === plan.index) continue;
-    const rows = result.match
-      ? { left: result.leftIds ?? [], changed: await idsOfLines(client, plan.previous, (result.match.changedLines ?? []).map(rowHashText)) }
-      : await diffIndices(client, plan.previous, plan.index);
-    const written = await writeChanges(client, { index, description, previous: plan.previous, next: plan.index, rows, at: run.indexedAt });
-    if (written) progress.log(`  ${description.name}: ${rows.left.length} rows left, ${rows.changed.length} changed (${index})`);
-  }
+  // Side by side: each index's diff is a few searches that wait on Elasticsearch.
+  const written = await Promise.all(
+    INDICES.filter((d) => d.tombstones).map(async (description) => {
+      const index = await ensureChangesIndex(client, prefix, description);
+      changes[description.name] = index;
+      const plan = plans.get(description.name)!;
+      const result = results.find((r) => r.name === description.name)!;
+      if (plan.action === 'reuse' || plan.previous === undefined || plan.previous === plan.index) return 0;
+      const rows = result.match
+        ? { left: result.leftIds ?? [], changed: await idsOfLines(client, plan.previous, (result.match.changedLines ?? []).map(rowHashText)) }
+        : await diffIndices(client, plan.previous, plan.index);
+      const count = await writeChanges(client, { index, description, previous: plan.previous, next: plan.index, rows, at: run.indexedAt });
+      if (count) progress.log(`  ${description.name}: ${rows.left.length} rows left, ${rows.changed.length} changed (${index})`);
+      return count;
+    }),
+  );
+  // Searchable before the swap: once, for all of them.
+  if (written.some((n) => n > 0)) await client.indices.refresh({ index: Object.values(changes) });
   return changes;
 }
 

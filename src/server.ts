@@ -138,13 +138,16 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  server.on('request', (_request, response) =>
+  server.on('request', (_request, response) => {
+    // Stopping: a request that came on a kept-alive connection is answered, and tells its client
+    // not to send another on it (the connection closes after the answer).
+    if (closing && !response.headersSent) response.setHeader('Connection', 'close');
     response.once('finish', () => {
       // A keep-alive connection whose response ends during shutdown would otherwise idle for
       // keepAliveTimeout before the server lets go of it.
       if (closing) setImmediate(() => server.closeIdleConnections());
-    }),
-  );
+    });
+  });
   try {
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.port, config.host));
   } catch (error) {

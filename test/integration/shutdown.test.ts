@@ -72,7 +72,7 @@ describe('SIGTERM', () => {
     }
   }, 60_000);
 
-  it('answers /v1/ready with 503 on a connection still open while it stops, so a load balancer takes it out', async () => {
+  it('answers /v1/ready with 503 and Connection: close on a connection still open while it stops, so a load balancer takes it out', async () => {
     const running = await startServer(loadConfig({ INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT: 'off' }), proxy.url);
     try {
       const connection = await openSocket(running.url);
@@ -90,6 +90,10 @@ describe('SIGTERM', () => {
       const statuses = [...connection.received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
       expect(statuses).toEqual([200, 503]);
       expect(connection.received()).toContain('"code":"unavailable"');
+      // The answer given while stopping tells the client to send nothing more on this connection
+      // (found by the rehearsal, issue 47: a GET sent on a kept-alive connection as it closed was lost).
+      const second = connection.received().slice(connection.received().lastIndexOf('HTTP/1.1 '));
+      expect(second.slice(0, second.indexOf('\r\n\r\n')).toLowerCase()).toContain('connection: close');
     } finally {
       proxy.release();
     }

@@ -8,7 +8,8 @@ import { type Entry, type Expected, check } from '../../scripts/rehearsal-checks
 const expected: Expected = {
   counts: new Map([['b1', { events: 10 }], ['b2', { events: 12 }]]),
   lastBundle: 'b2',
-  newEvents: new Map([['e11', 1], ['e12', 1]]),
+  newEvents: new Map([['e11', { publication: 1, kind: 'a' }], ['e12', { publication: 1, kind: 'b' }]]),
+  kinds: { 'stream-b': 'b' },
 };
 
 const clean: Entry[] = [
@@ -61,6 +62,11 @@ describe('the rehearsal checker', () => {
     const twice: Entry[] = [...clean, { at: 4000, kind: 'rows', client: 'walker', ids: ['e12'] }];
     expect(broken(twice).map(([rule]) => rule)).toEqual(['no row is delivered twice']);
     expect(broken([...twice, { at: 3500, kind: 'rollback', from: 'g2', to: 'g1' }])).toEqual([]);
+  });
+
+  it('expects of a client following one kind only the rows of that kind', () => {
+    expect(broken([...clean, { at: 3100, kind: 'rows', client: 'stream-b', ids: ['e12'] }])).toEqual([]);
+    expect(broken([...clean, { at: 3100, kind: 'rows', client: 'stream-b', ids: ['e11'] }]).map(([rule]) => rule)).toEqual(['every stream and walker receives every row that went live']);
   });
 
   it('names memory that grows', () => {
