@@ -2,7 +2,7 @@
  * `node scripts/test-summary.ts <vitest JSON report> [failed checks outside vitest]`: the closing
  * line CI's judge reads, `N passed, N failed, N skipped`, computed from the report vitest wrote
  * (vitest.config.ts), never from its coloured console summary, plus the checks CI ran beside it
- * that failed (the fuzzing pass). Exits non-zero when the report is missing or unreadable, or when
+ * that failed (the fuzzing pass, the rehearsal). Exits non-zero when the report is missing or unreadable, or when
  * it records a failure or no test at all, or when a check beside it failed.
  */
 import { readFileSync } from 'node:fs';
