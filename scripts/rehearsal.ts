@@ -457,6 +457,12 @@ try {
     requests: answers.length,
     byStatus: answers.reduce<Record<string, number>>((m, e) => ((m[String((e as { status: number }).status)] = (m[String((e as { status: number }).status)] ?? 0) + 1), m), {}),
     rowsDelivered: history.filter((e) => e.kind === 'rows').reduce((n, e) => n + (e as { ids: string[] }).ids.length, 0),
+    // Publication → live, seconds, per publication (a rolled-back one is not taken in again: null).
+    lagSeconds: publications.map(({ bundleId }) => {
+      const published = history.find((e) => e.kind === 'publication' && e.bundleId === bundleId)!.at;
+      const went = history.find((e) => e.kind === 'live' && e.bundleId === bundleId && e.at >= published);
+      return went ? Math.round((went.at - published) / 100) / 10 : null;
+    }),
     violations,
     history: file,
   };
