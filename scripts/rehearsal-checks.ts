@@ -24,6 +24,8 @@ export interface Expected {
   newEvents: Map<string, { publication: number; kind: string }>;
   /** Clients that follow one kind of event only (`kind=`). */
   kinds?: Record<string, string>;
+  /** The per-client budget the gateways share (`RATE_LIMIT`), and the client that spends past it on both. */
+  budget?: { client: string; points: number; windowMs: number; cost: number };
 }
 
 export interface Violation {
@@ -108,6 +110,22 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
     if (missing.length) violate('every stream and walker receives every row that went live', `${client}: ${missing.length} of ${wanted.size} missing (${missing.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
     const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
     if (twice.length && !rolledBack) violate('no row is delivered twice', `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+  }
+
+  // A client's budget holds across both gateways: with the budget in Redis, what it got in any
+  // window's span is at most two windows' points (a span straddles two fixed windows); while Redis
+  // was stopped each gateway keeps budgets itself (documented), so those spans are left out.
+  if (expected.budget) {
+    const { client, points, windowMs, cost } = expected.budget;
+    const most = Math.floor((2 * points) / cost);
+    const redisDown = (at: number) => history.some((e) => e.kind === 'fault' && e.fault === 'redis-stop' && e.at - windowMs <= at && (e.until ?? e.at) + 2 * windowMs >= at);
+    const granted = history.filter((e): e is Extract<Entry, { kind: 'answer' }> => e.kind === 'answer' && e.client === client && e.status === 200).map((e) => e.at);
+    let worst = { count: 0, at: 0 };
+    for (let i = 0, j = 0; i < granted.length; i += 1) {
+      while (granted[j]! <= granted[i]! - windowMs) j += 1;
+      if (!redisDown(granted[i]!) && i - j + 1 > worst.count) worst = { count: i - j + 1, at: granted[i]! };
+    }
+    if (worst.count > most) violate("a client's budget holds across both gateways", `${client}: ${worst.count} answers in ${windowMs} ms, at most ${most}`, worst.at);
   }
 
   // RSS flat: the last sample of each process within 50 % and 64 MB of its first after warm-up.

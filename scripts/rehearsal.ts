@@ -139,7 +139,9 @@ await waitLive(publications[0]!.bundleId);
 const startedThrough = live!.indexedAt!;
 
 /** The gateways: two of two workers each, on ports of their own (started again on the same). */
-const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: '50/100', RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
+/** `RATE_LIMIT=50/100`: 100 points a window of 2 s; the greedy client's list pages cost 2 each. */
+const BUDGET = { points: 100, windowMs: 2000, cost: 2 };
+const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 const ports = [await freePort(), await freePort()];
 const gateways: (Gateway | undefined)[] = [];
 async function startGateway(i: number): Promise<void> {
@@ -441,7 +443,7 @@ try {
     counts.set(bundleId, Object.fromEntries(Object.entries(ids).map(([stem, set]) => [stem, set.size])));
     if (k > 0) for await (const { row } of readRows(dir, 'events.jsonl')) if (row.environment === 'stillness' && !newEvents.has(String(row.id)) && !firstEvents.has(String(row.id))) newEvents.set(String(row.id), { publication: k, kind: String(row.kind) });
   }
-  const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND } };
+  const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND }, budget: { client: 'greedy', ...BUDGET } };
   const violations = check(history, expected);
   await mkdir(path.join(config.cacheDir, 'rehearsal'), { recursive: true });
   const file = path.join(config.cacheDir, 'rehearsal', `${seed}.json`);

@@ -69,6 +69,14 @@ describe('the rehearsal checker', () => {
     expect(broken([...clean, { at: 3100, kind: 'rows', client: 'stream-b', ids: ['e11'] }]).map(([rule]) => rule)).toEqual(['every stream and walker receives every row that went live']);
   });
 
+  it("names a budget spent twice over across gateways, but not while Redis was stopped", () => {
+    const budget = { client: 'greedy', points: 10, windowMs: 2000, cost: 2 };
+    const burst = (from: number, n: number): Entry[] => Array.from({ length: n }, (_, i) => ({ at: from + i, kind: 'answer', client: 'greedy', path: '/v1/events', status: 200 }));
+    expect(check([...clean, ...burst(10_000, 10)], { ...expected, budget })).toEqual([]);
+    expect(check([...clean, ...burst(10_000, 11)], { ...expected, budget }).map((v) => v.invariant)).toEqual(["a client's budget holds across both gateways"]);
+    expect(check([...clean, { at: 9000, kind: 'fault', fault: 'redis-stop', target: 'redis', until: 12_000 }, ...burst(10_000, 20)], { ...expected, budget })).toEqual([]);
+  });
+
   it('names memory that grows', () => {
     const samples: Entry[] = [100, 100, 110, 120, 300].map((mb, i) => ({ at: i * 10_000, kind: 'rss', process: 'gateway-0-worker-0', mb }));
     expect(broken([...clean, ...samples]).map(([rule]) => rule)).toEqual(['memory of every gateway worker and of the follower stays flat']);
