@@ -1,5 +1,5 @@
 /**
- * `npm run rehearsal -- [--minutes M] [--seed S] [--scale N]`: the whole deployment on loopback
+ * `npm run rehearsal -- [--minutes M] [--seed S] [--scale N] [--no-faults]`: the whole deployment on loopback
  * under a seeded nemesis (issue 47), every part real, then a checker over what happened.
  *
  * - three Elasticsearch nodes (scripts/elasticsearch-cluster.ts), `ES_REPLICAS=1`;
@@ -41,7 +41,9 @@ import { freePort } from './elasticsearch.ts';
 import { startMoto } from './moto.ts';
 import { type Entry, type Expected, check } from './rehearsal-checks.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'no-faults': { type: 'boolean' } } });
+/** `--no-faults`: the same run without the nemesis, the baseline its lags are read against. */
+const faultless = values['no-faults'] === true;
 const minutes = Number(values.minutes ?? 3);
 const seed = Number(values.seed ?? Math.floor(Math.random() * 1_000_000));
 const scale = Number(values.scale ?? 2);
@@ -362,7 +364,7 @@ async function publishNext(k: number): Promise<void> {
 }
 
 const FAULTS = ['es-kill', 'es-kill-master', 'worker-kill', 'gateway-term', 'redis-stop', 'store-stall', 'follower-kill'] as const;
-record({ kind: 'skipped', fault: 'partition', why: 'no network namespaces for an unprivileged run on loopback' });
+if (!faultless) record({ kind: 'skipped', fault: 'partition', why: 'no network namespaces for an unprivileged run on loopback' });
 async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
   const at = now();
   const done = (target: string): void => record({ kind: 'fault', fault: kind, target, at, until: now() });
@@ -414,6 +416,7 @@ async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
 const nemesis = (async () => {
   // Every kind once in a seeded order, then seeded picks, until the time is up.
   const order = [...FAULTS].sort(() => random.next() - 0.5);
+  if (faultless) return void (await sleep(runMs));
   for (let n = 0; !stopping && now() < runMs; n += 1) {
     await sleep(2000 + random.next() * 6000);
     const kind = n < order.length ? order[n]! : FAULTS[Math.floor(random.next() * FAULTS.length)]!;
