@@ -13,12 +13,12 @@
 import type { Client } from '@elastic/elasticsearch';
 import { changesIndexName, changesMapping, copiedFields, tombstoneRow } from '../src/indices/changes.ts';
 import { FIRST_SEEN, type IndexDescription, NANOS_FORMAT, ROW, ROW_HASH, documentId, rowsInDocValues } from '../src/indices/description.ts';
-import { LoadError } from './errors.ts';
+import { type ScannedHit, scanDocuments, writeDocuments } from './documents.ts';
 
 const PAGE = 5_000;
 const BATCH = 1_000;
 
-type Hit = { _id?: string; _source?: unknown; fields?: Record<string, unknown[]>; sort?: unknown[] };
+type Hit = ScannedHit & { _source?: unknown };
 
 export interface RowsThatChanged {
   left: string[];
@@ -29,32 +29,15 @@ export interface RowsThatChanged {
 export async function diffIndices(client: Client, previous: string, next: string): Promise<RowsThatChanged> {
   const left: string[] = [];
   const changed: string[] = [];
-  const pit = await client.openPointInTime({ index: previous, keep_alive: '1m' });
-  try {
-    let after: unknown[] | undefined;
-    for (;;) {
-      const page = await client.search({
-        pit: { id: pit.id, keep_alive: '1m' },
-        size: PAGE,
-        sort: ['_shard_doc'],
-        _source: false,
-        docvalue_fields: ['id', ROW_HASH],
-        track_total_hits: false,
-        ...(after ? { search_after: after as never } : {}),
-      });
-      const hits = page.hits.hits as Hit[];
-      if (hits.length === 0) break;
-      const old = new Map(hits.map((hit) => [String(hit.fields?.id?.[0]), String(hit.fields?.[ROW_HASH]?.[0])]));
-      const found = await client.search({ index: next, size: old.size, _source: false, track_total_hits: false, query: { terms: { id: [...old.keys()] } }, docvalue_fields: ['id', ROW_HASH] });
-      const now = new Map((found.hits.hits as Hit[]).map((hit) => [String(hit.fields?.id?.[0]), String(hit.fields?.[ROW_HASH]?.[0])]));
-      for (const [id, hash] of old) {
-        if (!now.has(id)) left.push(id);
-        else if (now.get(id) !== hash) changed.push(id);
-      }
-      after = hits.at(-1)!.sort;
+  const hashes = (hits: readonly ScannedHit[]) => new Map(hits.map((hit) => [String(hit.fields?.id?.[0]), String(hit.fields?.[ROW_HASH]?.[0])]));
+  for await (const page of scanDocuments(client, previous, { fields: ['id', ROW_HASH], pageSize: PAGE })) {
+    const old = hashes(page);
+    const found = await client.search({ index: next, size: old.size, _source: false, track_total_hits: false, query: { terms: { id: [...old.keys()] } }, docvalue_fields: ['id', ROW_HASH] });
+    const now = hashes(found.hits.hits as ScannedHit[]);
+    for (const [id, hash] of old) {
+      if (!now.has(id)) left.push(id);
+      else if (now.get(id) !== hash) changed.push(id);
     }
-  } finally {
-    await client.closePointInTime({ id: pit.id }).catch(() => {});
   }
   return { left, changed };
 }
@@ -118,15 +101,7 @@ export async function writeChanges(client: Client, options: { index: string; des
     }
   }
   if (documents.length === 0) return 0;
-  let dropped = 0;
-  await client.helpers.bulk({
-    datasource: documents,
-    onDocument: (doc) => ({ index: { _index: index, _id: documentId(String(doc.id)) } }),
-    onDrop: () => {
-      dropped += 1;
-    },
-  });
-  if (dropped > 0) throw new LoadError(`Elasticsearch refused ${dropped} changes of ${description.name}`);
+  await writeDocuments(client, index, documents, (doc) => documentId(String(doc.id)), `changes of ${description.name}`);
   return documents.length;
 }
 

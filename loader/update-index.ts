@@ -14,6 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { type FileLoadResult, type LoadFileOptions, loadJsonlFile } from './load-file.ts';
 import { cloneIndex } from './generations.ts';
 import { LoadError } from './errors.ts';
+import { scanDocuments } from './documents.ts';
 import { rowHashText } from './line-index.ts';
 import { ROW_HASH } from '../src/indices/description.ts';
 
@@ -38,32 +39,13 @@ async function removeLines(client: Client, index: string, lineHashes: readonly U
 
 /** Deletes the documents whose id the file does not have; returns how many. */
 async function sweep(client: Client, index: string, keep: (id: string) => boolean): Promise<number> {
-  const pit = await client.openPointInTime({ index, keep_alive: '1m' });
   let deleted = 0;
-  try {
-    let after: unknown[] | undefined;
-    for (;;) {
-      const page = await client.search({
-        pit: { id: pit.id, keep_alive: '1m' },
-        size: SCAN_PAGE,
-        sort: ['_shard_doc'],
-        _source: false,
-        docvalue_fields: ['id'],
-        track_total_hits: false,
-        ...(after ? { search_after: after as never } : {}),
-      });
-      const hits = page.hits.hits;
-      if (hits.length === 0) break;
-      const gone = hits.filter((hit) => !keep(String((hit.fields?.id as unknown[] | undefined)?.[0])));
-      if (gone.length) {
-        const response = await client.bulk({ operations: gone.map((hit) => ({ delete: { _index: index, _id: hit._id! } })), filter_path: 'errors' });
-        if (response.errors) throw new LoadError(`Elasticsearch refused to delete rows that left ${index}`);
-        deleted += gone.length;
-      }
-      after = hits[hits.length - 1]!.sort;
-    }
-  } finally {
-    await client.closePointInTime({ id: pit.id }).catch(() => {});
+  for await (const hits of scanDocuments(client, index, { fields: ['id'], pageSize: SCAN_PAGE })) {
+    const gone = hits.filter((hit) => !keep(String(hit.fields?.id?.[0])));
+    if (gone.length === 0) continue;
+    const response = await client.bulk({ operations: gone.map((hit) => ({ delete: { _index: index, _id: hit._id! } })), filter_path: 'errors' });
+    if (response.errors) throw new LoadError(`Elasticsearch refused to delete rows that left ${index}`);
+    deleted += gone.length;
   }
   return deleted;
 }

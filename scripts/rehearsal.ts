@@ -168,16 +168,17 @@ async function get(client: string, agent: Agent, url: string): Promise<{ status:
 }
 
 function getOnce(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean }> {
+  const { pathname, search } = new URL(url);
   return new Promise((resolve) => {
     const req = request(url, { agent, timeout: 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        record({ kind: 'answer', client, path: new URL(url).pathname + new URL(url).search.slice(0, 80), status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
+        record({ kind: 'answer', client, path: pathname + search.slice(0, 80), status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
         resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers });
       });
       res.on('error', (error) => {
-        record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
+        record({ kind: 'answer', client, path: pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
         resolve({ status: 0, body: '', headers: {} });
       });
     });
@@ -185,7 +186,7 @@ function getOnce(client: string, agent: Agent, url: string): Promise<{ status: n
     req.on('error', (error) => {
       const code = String((error as NodeJS.ErrnoException).code ?? error.message);
       if (req.reusedSocket && code === 'ECONNRESET') return resolve({ status: 0, body: '', headers: {}, retry: true });
-      record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: code });
+      record({ kind: 'answer', client, path: pathname, status: 0, error: code });
       resolve({ status: 0, body: '', headers: {} });
     });
     req.end();

@@ -13,8 +13,7 @@
  * tribes, characters, kills (killmails a killer of the side made) and losses (its victims).
  */
 import type { estypes } from '@elastic/elasticsearch';
-import { type BattleActor, type BattleKill, GAP_MINUTES, involvedAt } from '../indices/battle-kills.ts';
-import { battleKills } from '../indices/battle-kills.ts';
+import { type BattleActor, type BattleKill, GAP_MINUTES, battleKills, involvedAt } from '../indices/battle-kills.ts';
 import { ROW } from '../indices/description.ts';
 import { type ListQuery, type SearchBody, environmentScope, oneOf, reversed, term, terms, toSort } from './list.ts';
 import type { AnyOf } from './route-parameters.ts';

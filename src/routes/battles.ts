@@ -94,8 +94,9 @@ export function battleRoutes(router: AppRouter, deps: RouteDeps): void {
       const battle = battleStartOf(id, engagement, gapMs(gap));
       throw ApiError.notFound(battle ? `Killmail ${id} is in the battle that ${battle} starts at gap ${gap}.` : `Killmail ${id} is in no battle at gap ${gap}.`);
     }
-    const battle = battleOf(battleKillsOf(id, engagement, gapMs(gap)), gap);
-    const shown = battleKillsOf(id, engagement, gapMs(gap)).slice(0, DETAIL_KILLS).map((k) => k.id);
+    const kills = battleKillsOf(id, engagement, gapMs(gap));
+    const battle = battleOf(kills, gap);
+    const shown = kills.slice(0, DETAIL_KILLS).map((k) => k.id);
     const { hits } = await reader.search('killmails', rowsOfIds(shown, rowsInDocValues(killmails.mapping)));
     const rows = new Map(hits.hits.map((h) => rowOfHit(h)!).map((row) => [String(row.id), row]));
     // `until` is exclusive: a millisecond past the last kill (another kill that close would be in the battle).

@@ -122,22 +122,8 @@ export function BattlePage({ id, params }: { id: string; params: Record<string, 
             <p>
               <strong>{String(side.kills)}</strong> kills · <strong>{String(side.losses)}</strong> losses
             </p>
-            {side.tribes.length ? (
-              <ul class="plain">
-                {side.tribes.map((t: Row) => (
-                  <li key={t.id}>
-                    <a href={hrefOf(String(t.id))}>{String(t.name ?? t.id)}</a>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-            <ul class="plain small">
-              {side.characters.map((c: Row) => (
-                <li key={c.id}>
-                  <a href={hrefOf(String(c.id))}>{String(c.name ?? c.id)}</a>
-                </li>
-              ))}
-            </ul>
+            {side.tribes.length ? <Named list={side.tribes} class="plain" /> : null}
+            <Named list={side.characters} class="plain small" />
           </section>
         ))}
       </div>
@@ -149,6 +135,19 @@ export function BattlePage({ id, params }: { id: string; params: Record<string, 
         </p>
       ) : null}
     </article>
+  );
+}
+
+/** Tribes or characters of a side, each linked by its name (its id where it has none). */
+function Named({ list, class: className }: { list: Row[]; class: string }) {
+  return (
+    <ul class={className}>
+      {list.map((named) => (
+        <li key={named.id}>
+          <a href={hrefOf(String(named.id))}>{String(named.name ?? named.id)}</a>
+        </li>
+      ))}
+    </ul>
   );
 }
 
