@@ -1,7 +1,8 @@
 /**
  * The gateway's stack doing none of the gateway's own work: what a gateway built as this one is
  * built (Node's HTTP server, Koa with every middleware of src/app.ts, the project's
- * Elasticsearch client, its metrics and log) reaches on these cores. Like bench/one-hop.ts it
+ * Elasticsearch client, its metrics and log, composed by src/compose.ts as the gateway is)
+ * reaches on these cores. Like bench/one-hop.ts it
  * forwards each request's bytes to Elasticsearch and answers Elasticsearch's bytes, but through
  * that stack. What the gateway does beyond it is its own work: routing among its routes,
  * parameters, the search body, the live generation, admission, the rows cut out of the response,
@@ -14,26 +15,17 @@
  * (src/config.ts), so the benchmark runs both alike.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import Router from '@koa/router';
 import { loadConfig } from '../src/config.ts';
-import { createApp } from '../src/app.ts';
-import { createMeta } from '../src/http/envelope.ts';
-import { createLogger } from '../src/http/logger.ts';
-import { createMetrics } from '../src/http/metrics.ts';
 import type { AppState } from '../src/routes/context.ts';
-import { countGauges, createCountSource } from '../src/routes/counts.ts';
-import { createFreshnessSource } from '../src/routes/freshness.ts';
 import { createClient } from '../src/search/client.ts';
-import { collect, createSearchService } from '../src/search/search-service.ts';
+import { collect } from '../src/search/search-service.ts';
+import { startServer } from '../src/server.ts';
 
 const config = loadConfig({ ...process.env, PORT: process.env.PORT ?? '0' });
 const esUrl = process.env.ES_URL ?? 'http://127.0.0.1:9200';
-const { logger } = createLogger(config.logLevel);
 const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
-const search = createSearchService({ client, prefix: config.indexPrefix });
 const requests = JSON.parse(readFileSync(process.env.HOP_REQUESTS_FILE!, 'utf8')) as { path: string; body: string }[];
-const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
 
 const router = new Router<AppState>();
 router.get('/hop/:n', async (ctx) => {
@@ -49,10 +41,7 @@ router.get('/hop/:n', async (ctx) => {
   ctx.state.generation = 'stack-hop';
 });
 
-const app = createApp({ config, search, meta: createMeta(config.registryName), metrics, logger }, {}, router);
-const server = createServer(app.callback());
-server.listen(config.port, '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  console.log(`listening on http://127.0.0.1:${port}/v1`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+// The gateway's own server and composition (src/compose.ts), serving these routes instead of the API's.
+const running = await startServer(config, esUrl, { router: () => router });
+console.log(`listening on ${running.url}/v1`);
+process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

@@ -27,14 +27,13 @@ import { streamRoutes } from './routes/stream.ts';
 import { routeCost } from './routes/operation.ts';
 import { ApiError } from './errors.ts';
 import type { Admission } from './search/admission.ts';
-import { identityRules } from './http/client-identity.ts';
 import { caching } from './http/middleware/caching.ts';
 import { cors } from './http/middleware/cors.ts';
 import { errorHandler } from './http/middleware/errors.ts';
 import { observeRequests } from './http/middleware/observe.ts';
-import { policyField, rateLimit } from './http/middleware/rate-limit.ts';
+import { rateLimit } from './http/middleware/rate-limit.ts';
 import type { Holds } from './http/holds.ts';
-import { type Points, createLimiter, createPoints } from './http/points.ts';
+import type { Points } from './http/points.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { requestPath } from './http/middleware/request-path.ts';
 import type { ResponseCache } from './http/response-cache.ts';
@@ -51,7 +50,7 @@ export function createRouter(deps: RouteDeps): AppRouter {
   return router;
 }
 
-/** What the gateway's limits and its response cache need besides the routes' dependencies. */
+/** What the gateway's limits and its response cache need besides the routes' dependencies (built in src/compose.ts). */
 export interface AppLimits {
   /** Admission control in front of Elasticsearch (the rate limit refuses early what it would refuse). */
   admission?: Admission;
@@ -59,13 +58,13 @@ export interface AppLimits {
   responseCache?: ResponseCache;
   /** Refused clients answered before Koa (src/http/early-refusal.ts): the rate limit tells it whom. */
   earlyRefusal?: EarlyRefusal;
-  /** The points budget, shared with the refusals before Koa (default: one in this process's memory). */
-  points?: Points;
-  /** Where a client's downloads in flight are counted (default: in this process). */
-  holds?: Holds;
+  /** The points budget, shared with the refusals before Koa; undefined: `RATE_LIMIT=off`. */
+  points: Points | undefined;
+  /** Where a client's downloads in flight are counted. */
+  holds: Holds;
 }
 
-export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRouter = createRouter(deps)): Koa<AppState> {
+export function createApp(deps: RouteDeps, limits: AppLimits, router: AppRouter): Koa<AppState> {
   const app = new Koa<AppState>();
   // Koa's `proxy` trusts X-Forwarded-* from any peer: only when proxies are configured (the
   // rate limit's client identity reads forwarding headers from those proxies alone).
@@ -83,12 +82,12 @@ export function createApp(deps: RouteDeps, limits: AppLimits = {}, router: AppRo
     rateLimit({
       rateLimit: config.rateLimit,
       exportConcurrency: config.exportConcurrency,
-      rules: identityRules(config.trustedProxies, config.apiKeys),
+      rules: deps.rules,
       costOf: (path) => routeCost(router, path),
       onRefused: limits.earlyRefusal?.block,
       admission: limits.admission,
       holds: limits.holds,
-      points: limits.points ?? (config.rateLimit && createPoints(config.rateLimit, policyField(config.rateLimit, config.exportConcurrency)!, createLimiter(config.rateLimit, { worker: false, namespace: config.indexPrefix }))),
+      points: limits.points,
     }),
   );
   app.use(caching());

@@ -7,35 +7,13 @@
 import cluster from 'node:cluster';
 import { type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import type { DestinationStream, Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type Config, loadConfigOrExit } from './config.ts';
-import { createApp, createRouter } from './app.ts';
-import { identityRules } from './http/client-identity.ts';
+import { type ComposeOptions, composeGateway } from './compose.ts';
 import { capConnections } from './http/connection-cap.ts';
-import { createEarlyRefusal } from './http/early-refusal.ts';
-import { policyField } from './http/middleware/rate-limit.ts';
-import { localHolds } from './http/holds.ts';
-import { createLimiter, createPoints } from './http/points.ts';
-import { connectBudgetStore } from './http/budget-store.ts';
-import { clusterHolds } from './workers/holds.ts';
-import { clusterScrape } from './workers/metrics.ts';
+import { clientErrorHandler } from './http/middleware/client-error.ts';
 import { tellPrimary } from './workers/messages.ts';
 import { runPrimary } from './workers/primary.ts';
-import { shareOf } from './workers/share.ts';
-import { routeCost } from './routes/operation.ts';
-import { createLogger } from './http/logger.ts';
-import { createResponseCache } from './http/response-cache.ts';
-import { createMeta } from './http/envelope.ts';
-import { createMetrics } from './http/metrics.ts';
-import { clientErrorHandler } from './http/middleware/client-error.ts';
-import { countGauges, createCountSource } from './routes/counts.ts';
-import { createFreshnessSource } from './routes/freshness.ts';
-import { createAdmission } from './search/admission.ts';
-import { createClient } from './search/client.ts';
-import { createOutageLog } from './search/outage-log.ts';
-import { createSearchService } from './search/search-service.ts';
-import { META_INDEX } from './indices/generation.ts';
-import { createStreamHub } from './stream/hub.ts';
 
 export interface RunningServer {
   server: Server;
@@ -52,10 +30,7 @@ export interface RunningServer {
   flushLog(): Promise<void>;
 }
 
-export interface ServerOptions {
-  /** Where log lines go (default stdout); tests capture them here. */
-  logDestination?: DestinationStream;
-}
+export type ServerOptions = ComposeOptions;
 
 /** The gateway could not listen (port taken, no permission): the message says it all. */
 export class ListenError extends Error {
@@ -63,63 +38,9 @@ export class ListenError extends Error {
 }
 
 export async function startServer(config: Readonly<Config>, esUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
-  const { logger, flush } = createLogger(config.logLevel, options.logDestination);
-  // One of several workers (src/workers/primary.ts): machine-wide totals are shared out among them.
-  const worker = config.workerIndex !== undefined;
-  const share = (total: number, min = 1) => (worker ? shareOf(total, config.workers, config.workerIndex!, min) : total);
-  const client = createClient(esUrl, config.esRequestTimeoutMs, 'failover');
-  // Metrics are created once the search service exists, which admission control sits in front of.
-  let observeWait: (seconds: number) => void = () => {};
-  const admission =
-    config.esMaxInFlight === undefined
-      ? undefined
-      : createAdmission({ maxInFlight: share(config.esMaxInFlight), queue: share(config.esQueue, 0), queueMs: config.esQueueMs, adaptive: config.esQueueOrder === 'adaptive', onWaited: (ms) => observeWait(ms / 1000) });
-  const outages = createOutageLog(logger);
-  let observeEs: (index: string, seconds: number, ok: boolean) => void = () => {};
-  const search = createSearchService({
-    client,
-    prefix: config.indexPrefix,
-    observe: (index, seconds, ok) => {
-      observeEs(index, seconds, ok);
-      if (ok) outages.succeeded();
-    },
-    onError: (error, index) => outages.failed(error, index),
-    // The live-generation lookup (once a second, shared by every request meanwhile) is never
-    // queued or refused: every request waits on it, and its refusal would fail them all.
-    admit: admission && ((call, index) => (index === META_INDEX ? call() : admission.run(call))),
-  });
-  const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
-  observeEs = metrics.observeEs;
-  observeWait = metrics.observeAdmissionWait;
-  metrics.observeAdmission(admission);
-  const meta = createMeta(config.registryName);
-  const responseCache = config.responseCacheBytes === undefined ? undefined : createResponseCache(config.responseCacheBytes);
-  metrics.observeCache(responseCache);
-  if (worker) metrics.scrapeFrom(clusterScrape(metrics.registry, metrics.shared));
-  let closing = false;
-  // A client's downloads and streams are counted for the whole gateway: by the primary when there are workers.
-  const holds = worker ? clusterHolds() : localHolds();
-  const streams = createStreamHub({
-    search,
-    cursorSecret: config.cursorSecret,
-    logger,
-    holds,
-    perClient: config.streamsPerClient,
-    max: share(config.streamsMax),
-    bufferBytes: config.streamBufferBytes,
-  });
-  metrics.observeStreams(streams);
-  const deps = { config, search, meta, metrics, logger, stopping: () => closing, streams };
-  const router = createRouter(deps);
-  // One points budget for the rate-limit middleware and the refusals before Koa: each request spends once.
-  const policy = policyField(config.rateLimit, config.exportConcurrency);
-  const store = config.rateLimit && config.rateLimitStore ? await connectBudgetStore(config.rateLimitStore, logger) : undefined;
-  const points = config.rateLimit && createPoints(config.rateLimit, policy!, createLimiter(config.rateLimit, { worker, store: store?.redis, namespace: config.indexPrefix }));
-  const rules = identityRules(config.trustedProxies, config.apiKeys);
-  const earlyRefusal =
-    (config.rateLimit || admission) && createEarlyRefusal({ rules, meta, costOf: (path) => routeCost(router, path), admission, points, policy });
-  metrics.observeEarlyRefusals(earlyRefusal);
-  const app = createApp(deps, { admission, responseCache, earlyRefusal, points, holds }, router);
+  const gateway = await composeGateway(config, esUrl, options);
+  const { app, earlyRefusal, logger, metrics, streams } = gateway;
+  const closing = gateway.deps.stopping;
   const handle = app.callback();
   const server = createServer((request, response) => {
     const early = earlyRefusal ? earlyRefusal.handle(request, response) : false;
@@ -131,8 +52,8 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     }
   });
   // Before any other 'connection' listener: it gates the HTTP parser's.
-  if (config.maxConnectionsPerClient !== undefined) metrics.observeConnectionCap(capConnections(server, config.maxConnectionsPerClient, rules));
-  server.on('clientError', clientErrorHandler(meta, logger));
+  if (config.maxConnectionsPerClient !== undefined) metrics.observeConnectionCap(capConnections(server, config.maxConnectionsPerClient, gateway.deps.rules));
+  server.on('clientError', clientErrorHandler(gateway.deps.meta, logger));
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     open.add(socket);
@@ -141,18 +62,17 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   server.on('request', (_request, response) => {
     // Stopping: a request that came on a kept-alive connection is answered, and tells its client
     // not to send another on it (the connection closes after the answer).
-    if (closing && !response.headersSent) response.setHeader('Connection', 'close');
+    if (closing() && !response.headersSent) response.setHeader('Connection', 'close');
     response.once('finish', () => {
       // A keep-alive connection whose response ends during shutdown would otherwise idle for
       // keepAliveTimeout before the server lets go of it.
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (closing()) setImmediate(() => server.closeIdleConnections());
     });
   });
   try {
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.port, config.host));
   } catch (error) {
-    await client.close();
-    await store?.close();
+    await gateway.release();
     throw listenError(error as NodeJS.ErrnoException, config);
   }
 
@@ -162,9 +82,9 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
     server,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     logger,
-    flushLog: flush,
+    flushLog: gateway.flushLog,
     async close(timeoutMs = config.shutdownTimeoutMs) {
-      closing = true;
+      gateway.markStopping();
       // Streams never finish on their own: they end now, and their clients reconnect elsewhere with their last id.
       streams.close();
       let cut = 0;
@@ -178,9 +98,8 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
       clearTimeout(deadline);
       // The client would wait for the ES requests of the connections just cut; the process is
       // about to exit and drops them anyway.
-      if (cut === 0) await client.close();
-      await store?.close();
-      await flush();
+      await gateway.release({ keepClient: cut > 0 });
+      await gateway.flushLog();
       return { cut };
     },
   };

@@ -2,6 +2,7 @@
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { IdentityRules } from '../http/client-identity.ts';
 import type { Meta } from '../http/envelope.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
@@ -16,9 +17,11 @@ export interface RouteDeps {
   metrics: Metrics;
   logger: Logger;
   /** True once the gateway is stopping (SIGTERM): /v1/ready then answers 503. */
-  stopping?: () => boolean;
-  /** The event streams of this process (src/stream/hub.ts); the stream routes make their own when absent. */
-  streams?: StreamHub;
+  stopping: () => boolean;
+  /** Who a client is (its address, forwarding proxies, API keys): one answer for budgets, caps and streams. */
+  rules: IdentityRules;
+  /** The event streams of this process (src/stream/hub.ts). */
+  streams: StreamHub;
 }
 
 /** The response cache and how to read the live generation's id (set by the app when the cache is on). */

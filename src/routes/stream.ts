@@ -12,7 +12,7 @@
  * Registered before `/v1/killmails/:id` and `/v1/events/:id`, which would take `stream` for an id.
  */
 import { ApiError } from '../errors.ts';
-import { clientIdentity, identityRules } from '../http/client-identity.ts';
+import { clientIdentity } from '../http/client-identity.ts';
 import { headerParameter } from '../query/parameters.ts';
 import { cursorScope } from '../query/cursor.ts';
 import {
@@ -68,10 +68,8 @@ const DESCRIPTION =
 
 export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
   const { config } = deps;
-  const hub: StreamHub =
-    deps.streams ??
-    createStreamHub({ search: deps.search, cursorSecret: config.cursorSecret, logger: deps.logger, perClient: config.streamsPerClient, max: config.streamsMax, bufferBytes: config.streamBufferBytes });
-  const rules = identityRules(config.trustedProxies, config.apiKeys);
+  const hub = deps.streams;
+  const { rules } = deps;
 
   /** Opens the stream of `feed` after the client's resume point (its last id, else `since_indexed`, else now). */
   async function open(ctx: AppContext, feed: Feed, sinceIndexed: TimeBound | undefined): Promise<void> {

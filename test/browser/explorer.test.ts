@@ -416,7 +416,7 @@ describe.skipIf(!chromium)('the API reference in Chromium', () => {
       await p.mouse.wheel(0, 600);
       await p.waitForTimeout(120);
     }
-    expect([...seen].sort()).toEqual(routeTemplates().sort());
+    expect([...seen].sort()).toEqual((await routeTemplates()).sort());
     // Grouped by family, in the document's order; each operation once (HEAD is not listed again).
     const tags = await p.locator('.opblock-tag-section .opblock-tag').evaluateAll((items) => items.map((item) => item.getAttribute('data-tag')));
     expect(tags).toEqual(['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'meta']);

@@ -3,24 +3,11 @@
  * the OpenAPI document is written from), as templates (`/v1/entities/{idOrSlug}`). Built
  * without Elasticsearch: registering routes reads no index.
  */
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
-import { createRouter } from '../../src/app.ts';
-import { createMeta } from '../../src/http/envelope.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
 import { templatePath } from '../../src/routes/operation.ts';
-import { createClient } from '../../src/search/client.ts';
-import { createSearchService } from '../../src/search/search-service.ts';
+import { composed } from '../support/composed.ts';
 
-export function routeTemplates(): string[] {
-  const client = createClient('http://127.0.0.1:9', 1000);
-  const router = createRouter({
-    config: loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off' }),
-    search: createSearchService({ client, prefix: 'routes' }),
-    meta: createMeta('routes'),
-    metrics: createMetrics('routes', [], async () => ({})),
-    logger: pino({ level: 'silent' }),
-  });
-  void client.close();
-  return [...new Set(router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => templatePath(String(layer.path))))];
+export async function routeTemplates(): Promise<string[]> {
+  const gateway = await composed({ RATE_LIMIT: 'off' });
+  await gateway.release();
+  return [...new Set(gateway.router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => templatePath(String(layer.path))))];
 }

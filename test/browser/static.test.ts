@@ -6,41 +6,28 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/app.ts';
-import { createMeta } from '../../src/http/envelope.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
+import type { Gateway } from '../../src/compose.ts';
 import { WEB_DIST } from '../../src/http/static.ts';
-import type { RouteDeps } from '../../src/routes/context.ts';
-import { createClient } from '../../src/search/client.ts';
-import { createSearchService } from '../../src/search/search-service.ts';
+import { composed } from '../support/composed.ts';
 
 // The run's Elasticsearch with a prefix nothing was loaded under: no live generation, and the
 // pages do not need one.
-const client = createClient(inject('esUrl'), 5000);
-const deps: RouteDeps = {
-  config: loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT: 'off' }),
-  search: createSearchService({ client, prefix: 'static-pages' }),
-  meta: createMeta('test-registry'),
-  metrics: createMetrics('static_pages', [], async () => ({})),
-  logger: pino({ level: 'silent' }),
-};
+const gateway = await composed({ RATE_LIMIT: 'off', INDEX_PREFIX: 'static-pages', REGISTRY_NAME: 'test-registry' }, inject('esUrl'));
 
-let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let server: ReturnType<Gateway['app']['listen']>;
 let base: string;
 const get = (p: string, headers: Record<string, string> = {}) => fetch(`${base}${p}`, { headers, redirect: 'manual' });
 const assetsOf = (page: string) => readdirSync(path.join(WEB_DIST, page, 'assets'));
 
 beforeAll(async () => {
-  server = createApp(deps).listen(0, '127.0.0.1');
+  server = gateway.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  await client.close();
+  await gateway.release();
 });
 
 describe('/ for API clients and browsers', () => {

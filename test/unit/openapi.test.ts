@@ -5,36 +5,24 @@
  * errors each kind of route can answer, and lists that answer files with `format`.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createApp, createRouter } from '../../src/app.ts';
-import { createMeta } from '../../src/http/envelope.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
-import type { RouteDeps } from '../../src/routes/context.ts';
+import type { Gateway } from '../../src/compose.ts';
 import { advertisedRoutes } from '../../src/routes/service.ts';
-import { createClient } from '../../src/search/client.ts';
-import { createSearchService } from '../../src/search/search-service.ts';
+import { composed } from '../support/composed.ts';
 
 type Json = Record<string, any>;
 
 // Nothing listens on port 9: the document must not need Elasticsearch.
-const client = createClient('http://127.0.0.1:9', 1000);
-const deps: RouteDeps = {
-  config: loadConfig({ LOG_LEVEL: 'silent' }),
-  search: createSearchService({ client, prefix: 'openapi-unit' }),
-  meta: createMeta('test-registry'),
-  metrics: createMetrics('openapi_unit', [], async () => ({})),
-  logger: pino({ level: 'silent' }),
-};
+const gateway = await composed({ REGISTRY_NAME: 'test-registry', INDEX_PREFIX: 'openapi-unit' });
+const { deps } = gateway;
 
-let server: ReturnType<ReturnType<typeof createApp>['listen']>;
+let server: ReturnType<Gateway['app']['listen']>;
 let base: string;
 let doc: Json;
 let contentType: string | null;
 
 beforeAll(async () => {
-  server = createApp(deps).listen(0, '127.0.0.1');
+  server = gateway.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const response = await fetch(`${base}/v1/openapi.json`);
@@ -45,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  await client.close();
+  await gateway.release();
 });
 
 const operations = () => Object.entries(doc.paths as Json).map(([path, item]) => ({ path, item: item as Json, get: item.get as Json }));
@@ -68,13 +56,13 @@ describe('/v1/openapi.json', () => {
   });
 
   it('has one path per route of the router, each with one GET operation (HEAD said once, in the info text) and unique operation ids', () => {
-    const routed = createRouter(deps).stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
+    const routed = gateway.router.stack.filter((layer) => layer.methods.includes('GET')).map((layer) => String(layer.path).replace(/:(\w+)/g, '{$1}'));
     expect(Object.keys(doc.paths).sort()).toEqual([...new Set(routed)].sort());
     const ids = operations().map(({ get }) => get.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const { path, item } of operations()) expect(Object.keys(item), path).toEqual(['get']);
     expect(doc.info.description).toMatch(/GET and HEAD/);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(advertisedRoutes(createRouter(deps))));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(advertisedRoutes(gateway.router)));
   });
 
   it('tags every operation with exactly one family, each family declared once and used', () => {

@@ -4,24 +4,12 @@
  * answers costs nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createRouter } from '../../src/app.ts';
-import { createMeta } from '../../src/http/envelope.ts';
-import { createMetrics } from '../../src/http/metrics.ts';
 import { COSTS, refusedWhenSaturated, requestCost } from '../../src/http/request-cost.ts';
 import { costOf, operationOf, routeCost } from '../../src/routes/operation.ts';
-import { createClient } from '../../src/search/client.ts';
-import { createSearchService } from '../../src/search/search-service.ts';
+import { composed } from '../support/composed.ts';
 
 // Routes are only registered: nothing here reaches Elasticsearch (nothing listens on port 9).
-const search = createSearchService({ client: createClient('http://127.0.0.1:9', 1000), prefix: 'unused' });
-const router = createRouter({
-  config: loadConfig({}),
-  search,
-  meta: createMeta('test'),
-  metrics: createMetrics('test', [], async () => ({})),
-  logger: (await import('pino')).pino({ level: 'silent' }),
-});
+const { router } = await composed();
 
 const points = (path: string, query: Record<string, string> = {}, loopback = false) => {
   const cost = requestCost(routeCost(router, path), query, loopback);

@@ -24,7 +24,7 @@ import { type Admission, UNADMITTED, runAs } from '../../search/admission.ts';
 import { type IdentityRules, clientIdentity } from '../client-identity.ts';
 import type { Points, Refused } from '../points.ts';
 import { type CostClass, refusedWhenSaturated, requestCost } from '../request-cost.ts';
-import { type Holds, localHolds } from '../holds.ts';
+import type { Holds } from '../holds.ts';
 
 export interface RateLimitOptions {
   /** Points budget; undefined = `RATE_LIMIT=off`. */
@@ -44,8 +44,8 @@ export interface RateLimitOptions {
   admission?: Admission;
   /** The points budget (undefined: `RATE_LIMIT=off`), shared with the refusals before Koa. */
   points?: Points;
-  /** Where a client's downloads in flight are counted (default: in this process; with workers, the primary's). */
-  holds?: Holds;
+  /** Where a client's downloads in flight are counted (in this process; with workers, the primary's). */
+  holds: Holds;
 }
 
 /** What a client holds while a download is in flight (../holds.ts). */
@@ -63,7 +63,7 @@ export function policyField(rateLimit: RateLimit | undefined, exportConcurrency:
 export function rateLimit(options: RateLimitOptions): Middleware {
   const { rateLimit: budget, exportConcurrency, rules, admission, costOf, onRefused } = options;
   const policy = policyField(budget, exportConcurrency);
-  const { points, holds = localHolds() } = options;
+  const { points, holds } = options;
 
   return async (ctx, middleware) => {
     const client = clientIdentity(
