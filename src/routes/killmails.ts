@@ -11,19 +11,12 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
-import { cycleGroup, groupByParameter, keyword } from '../query/groups.ts';
-import { FORMAT, IDS, INCLUDE, INCLUDE_UNKNOWN, INVOLVED, KILLER, LABEL, LIST, NPC, Q, REPORTER, SIDE, SINCE, SINCE_INDEXED, SYSTEM, UNTIL, VICTIM, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
-import { selectParameter } from '../query/select.ts';
-import { type KillmailListParams, TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, throughGeneration, toKillmailListQuery } from '../query/timeline.ts';
+import { cycleGroup, keyword } from '../query/groups.ts';
+import { KILLMAIL_TIMELINE } from '../query/timeline.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
-import { list, one, route } from './operation.ts';
-import { indexedThrough } from './events.ts';
-import { groupRequest } from './list-request.ts';
-import { sendList } from './list.ts';
-import { fieldsOf, ref } from './records.ts';
-
-/** What `select` can keep, and a CSV's columns without it. */
-const FIELDS = fieldsOf('Killmail');
+import { one, route } from './operation.ts';
+import { ref } from './records.ts';
+import { timelineListRoute } from './timeline.ts';
 
 /** Actors group by entity id (labelled with the entity's name); `killer` by the one killer of each kill. */
 const GROUPS = [
@@ -50,55 +43,7 @@ async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: R
 }
 
 export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
-  const query = [
-    ...LIST,
-    Q,
-    IDS,
-    INVOLVED,
-    SIDE,
-    SYSTEM,
-    VICTIM,
-    KILLER,
-    REPORTER,
-    NPC,
-    LABEL,
-    SINCE,
-    UNTIL,
-    SINCE_INDEXED,
-    INCLUDE,
-    sortParameter(TIMELINE_SORTS, '`occurredAt:desc` (newest first); `indexedAt:asc` in the order rows became visible'),
-    selectParameter(FIELDS),
-    groupByParameter(GROUPS, 'occurredAt'),
-    INCLUDE_UNKNOWN,
-    FORMAT,
-  ] as const;
-  route(router, '/v1/killmails', { summary: 'Killmails, newest first', query, answer: list(ref('Killmail')) }, async (ctx, params) => {
-    const { cursor, limit, ...scope } = listParams(params, deps.config.defaultEnvironment);
-    const { q, system, victim, killer, reporter, npc, label, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
-    if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
-    const sort = boundSort(params.sort, TIMELINE_SORTS[0]);
-    const bind: Omit<KillmailListParams, 'limit'> = { ...scope, ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort };
-    const withChanges = params.include === 'removed';
-    await sendList(ctx, deps, {
-      route: '/v1/killmails',
-      bind: { ...bind, include: params.include },
-      cursor,
-      limit,
-      index: 'killmails',
-      query: (reader) => {
-        const list = toKillmailListQuery(bind, reader.generation.currentCycle);
-        return withChanges ? throughGeneration(list, reader.generation.indexedAt) : list;
-      },
-      withChanges,
-      countUpTo: TIMELINE_COUNT_UP_TO,
-      meta: indexedThrough,
-      ids: ids && { asked: ids, fields: ['id'] },
-      select: params.select,
-      groups: groupRequest(params),
-      format: params.format,
-      columns: FIELDS,
-    });
-  });
+  timelineListRoute(router, deps, { path: '/v1/killmails', summary: 'Killmails, newest first', timeline: KILLMAIL_TIMELINE, record: 'Killmail', groups: GROUPS });
 
   route(router, '/v1/killmails/:id', { summary: 'A killmail', query: [], answer: one(ref('Killmail')), mayBeGone: true }, async (ctx) => {
     const { view, original } = await findKillmail(ctx, deps);

@@ -4,43 +4,21 @@
  * exactly (`Last-Event-ID`, or `since_indexed`): first what became visible since, in the order
  * rows became visible, then each new row as its load goes live (src/stream/hub.ts).
  *
- * The filters and scope are the list routes' own declarations and query builders
- * (src/query/route-parameters.ts, src/query/timeline.ts); what pages a list — `limit`,
+ * The filters and scope are the timelines' declarations (src/query/timeline.ts), which the list
+ * routes read too (./timeline.ts); what pages a list — `limit`,
  * `cursor`, `sort` (always `indexedAt:asc`), `select`, `group_by`, `format` — has no meaning
  * here and is a 400 like any unknown parameter.
  *
  * Registered before `/v1/killmails/:id` and `/v1/events/:id`, which would take `stream` for an id.
  */
-import { ApiError } from '../errors.ts';
 import { clientIdentity } from '../http/client-identity.ts';
 import { headerParameter } from '../query/parameters.ts';
 import { cursorScope } from '../query/cursor.ts';
-import {
-  ENVIRONMENT,
-  EVENT_KIND,
-  IDS,
-  INCLUDE,
-  INVOLVED,
-  KILLER,
-  MODULE,
-  NPC,
-  LABEL,
-  PACKAGE_ID,
-  Q,
-  REPORTER,
-  SIDE,
-  SINCE,
-  SINCE_INDEXED,
-  SOURCE_ID,
-  SYSTEM,
-  TRANSACTION_DIGEST,
-  UNTIL,
-  VICTIM,
-} from '../query/route-parameters.ts';
+import { ENVIRONMENT } from '../query/route-parameters.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { TimeBound } from '../query/time-range.ts';
-import { toEventListQuery, toKillmailListQuery } from '../query/timeline.ts';
-import { type Feed, type StreamHub, createStreamHub } from '../stream/hub.ts';
+import { EVENT_TIMELINE, KILLMAIL_TIMELINE, type Timeline, boundTimeline, timelineIndex, timelineParameters, toTimelineQuery } from '../query/timeline.ts';
+import type { Feed } from '../stream/hub.ts';
 import { type Position, RESUME_HEADER, decodeResumeToken } from '../stream/resume-token.ts';
 import type { AppContext, AppRouter, RouteDeps } from './context.ts';
 import { route } from './operation.ts';
@@ -54,8 +32,6 @@ const LAST_EVENT_ID = headerParameter(RESUME_HEADER, {
 });
 
 const SCOPE = [ENVIRONMENT, CYCLES, CYCLE] as const;
-const KILLMAIL_FILTERS = [...SCOPE, Q, IDS, INVOLVED, SIDE, SYSTEM, VICTIM, KILLER, REPORTER, NPC, LABEL, SINCE, UNTIL, SINCE_INDEXED, INCLUDE] as const;
-const EVENT_FILTERS = [...SCOPE, Q, IDS, EVENT_KIND, MODULE, PACKAGE_ID, TRANSACTION_DIGEST, SOURCE_ID, SINCE, UNTIL, SINCE_INDEXED, INCLUDE] as const;
 
 /** The later of the client's `since_indexed` and a walk's bound: both keep rows first held after them. */
 const laterBound = (a: TimeBound | undefined, b: TimeBound | undefined) => (a === undefined ? b : b === undefined || a.at >= b.at ? a : b);
@@ -101,28 +77,22 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
 
   const common = { readsIndex: true, conditional: false, cost: 'list', headers: [LAST_EVENT_ID], description: DESCRIPTION } as const;
 
-  route(router, '/v1/killmails/stream', { ...common, summary: 'Killmails as they become visible (Server-Sent Events)', query: KILLMAIL_FILTERS, answer: { kind: 'stream', data: ref('Killmail') } }, (ctx, params) => {
-    const { q, system, victim, killer, reporter, npc, label, since, until, since_indexed: sinceIndexed, id: ids, involved, side } = params;
-    if (side !== undefined && involved === undefined) throw ApiError.badParameter('side', 'side narrows involved: give involved=<entity id> with it.');
-    const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, q, system, victim, killer, reporter, npc, label, involved, side, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
-    const feed: Feed = {
-      index: 'killmails',
-      key: cursorScope('/v1/killmails/stream', { ...bind, include: params.include }),
-      withChanges: params.include === 'removed',
-      query: (after, currentCycle) => toKillmailListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
-    };
-    return open(ctx, feed, sinceIndexed);
-  });
+  /** The stream route of a timeline: its list route's filters and scope, in the order rows became visible. */
+  function streamRoute<T extends Timeline>(path: '/v1/killmails/stream' | '/v1/events/stream', summary: string, timeline: T, record: 'Killmail' | 'Event'): void {
+    const query = [...SCOPE, ...timelineParameters(timeline.filters)] as const;
+    route(router, path, { ...common, summary, query, answer: { kind: 'stream', data: ref(record) } }, (ctx, params) => {
+      const bound = boundTimeline(timeline.filters, params);
+      const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ...bound, sort: 'indexedAt:asc' as const };
+      const feed: Feed = {
+        index: timelineIndex(timeline),
+        key: cursorScope(path, { ...bind, include: params.include }),
+        withChanges: params.include === 'removed',
+        query: (after, currentCycle) => toTimelineQuery(timeline, { ...bind, sinceIndexed: laterBound(bound.sinceIndexed, after) }, currentCycle),
+      };
+      return open(ctx, feed, bound.sinceIndexed);
+    });
+  }
 
-  route(router, '/v1/events/stream', { ...common, summary: 'Chain events as they become visible (Server-Sent Events)', query: EVENT_FILTERS, answer: { kind: 'stream', data: ref('Event') } }, (ctx, params) => {
-    const { q, kind, module, package_id: packageId, transaction_digest: transactionDigest, source_id: sourceId, since, until, since_indexed: sinceIndexed, id: ids } = params;
-    const bind = { environment: params.environment ?? config.defaultEnvironment, scope: scopeOf(params), ids, kind, module, packageId, transactionDigest, sourceId, q, since, until, sinceIndexed, sort: 'indexedAt:asc' as const };
-    const feed: Feed = {
-      index: 'events',
-      key: cursorScope('/v1/events/stream', { ...bind, include: params.include }),
-      withChanges: params.include === 'removed',
-      query: (after, currentCycle) => toEventListQuery({ ...bind, sinceIndexed: laterBound(sinceIndexed, after) }, currentCycle),
-    };
-    return open(ctx, feed, sinceIndexed);
-  });
+  streamRoute('/v1/killmails/stream', 'Killmails as they become visible (Server-Sent Events)', KILLMAIL_TIMELINE, 'Killmail');
+  streamRoute('/v1/events/stream', 'Chain events as they become visible (Server-Sent Events)', EVENT_TIMELINE, 'Event');
 }
