@@ -72,7 +72,7 @@ export type AnyOf = readonly string[];
  * An exact-match filter on a text field: one value, or several separated by `|` (OR). Members
  * are trimmed; an empty one is a 400. An unknown value matches nothing.
  */
-const filter = <const Name extends string>(name: Name, description: string, examples?: string[]) =>
+export const exactFilter = <const Name extends string>(name: Name, description: string, examples?: string[]) =>
   queryParameter(name, {
     description: `${description} Several values separated by \`|\` match any of them.`,
     schema: { type: 'string', pattern: '^[^|]+(?:\\|[^|]+)*$', ...(examples && { examples }) },
@@ -92,23 +92,23 @@ export function anyOf(name: string, text: string): AnyOf {
   return distinct;
 }
 
-export const TYPE = filter('type', 'Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal).', ['character', 'system']);
-export const ENTITY_TYPE = filter('entityType', 'Entity type (exact); same as `type`.', ['character', 'system']);
+export const TYPE = exactFilter('type', 'Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal).', ['character', 'system']);
+export const ENTITY_TYPE = exactFilter('entityType', 'Entity type (exact); same as `type`.', ['character', 'system']);
 
-export const EVENT_KIND = filter('kind', 'Event kind (exact), e.g. `character.created`.', ['character.created', 'killmail.created']);
-export const MODULE = filter('module', 'Move module (exact), e.g. `killmail`.');
-export const PACKAGE_ID = filter('package_id', 'Package id (exact).');
-export const TRANSACTION_DIGEST = filter('transaction_digest', 'Transaction digest (exact).');
-export const SOURCE_ID = filter('source_id', 'Source id (exact).');
+export const EVENT_KIND = exactFilter('kind', 'Event kind (exact), e.g. `character.created`.', ['character.created', 'killmail.created']);
+export const MODULE = exactFilter('module', 'Move module (exact), e.g. `killmail`.');
+export const PACKAGE_ID = exactFilter('package_id', 'Package id (exact).');
+export const TRANSACTION_DIGEST = exactFilter('transaction_digest', 'Transaction digest (exact).');
+export const SOURCE_ID = exactFilter('source_id', 'Source id (exact).');
 
 /** `id=a|b|c`: many records in one call (OpenAlex's most-requested batch lookup). */
-export const IDS = filter(
+export const IDS = exactFilter(
   'id',
   `Only these records, up to ${MAX_ANY_OF} ids separated by \`|\` (on entity lists ids or slugs), in the list's own order; ids no row of this request matches (absent, or filtered out) are listed in \`meta.missing\` on the first page. Combines with every other filter (AND).`,
   ['character:stillness:2112000041', 'character:stillness:2112000041|system:stillness:30000142'],
 );
 
-export const INVOLVED = filter('involved', 'Killmails an entity took part in: as the victim, a killer or the reporter (entity ids; several with `|`).', ['character:stillness:2112000041']);
+export const INVOLVED = exactFilter('involved', 'Killmails an entity took part in: as the victim, a killer or the reporter (entity ids; several with `|`).', ['character:stillness:2112000041']);
 export const SIDE = queryParameter('side', {
   description: 'With `involved`: `kills` (it was a killer) or `losses` (it was the victim). Without `involved`: a 400.',
   schema: { type: 'string', enum: ['kills', 'losses'] },
@@ -123,10 +123,10 @@ export const GAP = queryParameter('gap', {
   convert: Number,
 });
 
-export const SYSTEM = filter('system', 'System entity id of the kill.');
-export const VICTIM = filter('victim', 'Victim character id.');
-export const KILLER = filter('killer', "Killer: a character id, an NPC type id or the killer's entity id.");
-export const REPORTER = filter('reporter', 'Reporter character id.');
+export const SYSTEM = exactFilter('system', 'System entity id of the kill.');
+export const VICTIM = exactFilter('victim', 'Victim character id.');
+export const KILLER = exactFilter('killer', "Killer: a character id, an NPC type id or the killer's entity id.");
+export const REPORTER = exactFilter('reporter', 'Reporter character id.');
 export const NPC = queryParameter('npc', {
   description: '`true`: kills by NPCs only; `false`: the others.',
   schema: { type: 'boolean' },
@@ -142,7 +142,7 @@ export const LABEL = queryParameter('label', {
   convert: (text): AnyOf => anyOf('label', text),
 });
 
-export const SOURCE_KIND = filter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);
+export const SOURCE_KIND = exactFilter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);
 
 /** The registry's confidence labels (export format, section 4). */
 export const CONFIDENCE_LABELS = ['verified', 'probable', 'reported', 'stale', 'unknown'] as const;
