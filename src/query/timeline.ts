@@ -37,6 +37,7 @@ import {
   TRANSACTION_DIGEST,
   UNTIL,
   VICTIM,
+  exactFilter,
 } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
@@ -110,6 +111,7 @@ export const KILLMAIL_FILTERS = [
   { parameter: NPC, key: 'npc', toQuery: (npc: boolean) => term('npc', npc) } satisfies TimelineFilter<typeof NPC, 'npc'>,
   // Labels: src/indices/killmail-labels.ts.
   exactOn(LABEL, 'label', 'labels'),
+  exactOn(exactFilter('loss_type', 'What was lost (exact), e.g. `Ship` or `Structure`.', ['Ship', 'Structure']), 'lossType', 'lossType'),
 ] as const;
 
 export const EVENT_FILTERS = [

@@ -144,6 +144,7 @@ describe('/v1/killmails', () => {
     ['reporter', (r: BundleRow) => r.reporterCharacterId],
     ['killer', (r: BundleRow) => r.killerCharacterId],
     ['killer', (r: BundleRow) => r.killerTypeId],
+    ['loss_type', (r: BundleRow) => (r.lossType === 'Structure' ? r.lossType : undefined)],
   ])('filters %s by id', async (param, valueOf) => {
     const value = valueOf(killmails.find((r) => valueOf(r) !== undefined)!) as string;
     const { rows } = await walk(gw, `/v1/killmails?cycles=all&${param}=${encodeURIComponent(value)}`, 200);
