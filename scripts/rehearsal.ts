@@ -62,6 +62,17 @@ const config = loadConfig();
 const work = await mkdtemp(path.join(config.cacheDir, 'rehearsal-'));
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
+// A rejection nobody awaited (a bug of the run's own clients) ends the run as a failure, and
+// still stops what it started: nodes, store, Redis and gateways never outlive it.
+process.once('unhandledRejection', (error) => {
+  log(`the rehearsal failed: ${(error as Error)?.stack ?? String(error)}`);
+  stopping = true;
+  void (async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    await rm(work, { recursive: true, force: true });
+    process.exit(1);
+  })();
+});
 
 // --- the deployment -------------------------------------------------------------------------
 const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], log });

@@ -65,7 +65,11 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     close: () => abort.abort(),
   };
   if (!response.ok || !response.body) {
-    stream.ended = response.text().then(() => {});
+    // Closed before its body was read (an abort): nothing more to wait for.
+    stream.ended = response.text().then(
+      () => {},
+      () => {},
+    );
     return stream;
   }
   const body = response.body.pipeThrough(new TextDecoderStream());
