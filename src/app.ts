@@ -24,20 +24,17 @@ import { provenanceRoutes } from './routes/provenance.ts';
 import { resolveRoutes } from './routes/resolve.ts';
 import { serviceRoutes } from './routes/service.ts';
 import { streamRoutes } from './routes/stream.ts';
-import { routeCost } from './routes/operation.ts';
 import { ApiError } from './errors.ts';
-import type { Admission } from './search/admission.ts';
 import { caching } from './http/middleware/caching.ts';
 import { cors } from './http/middleware/cors.ts';
 import { errorHandler } from './http/middleware/errors.ts';
 import { observeRequests } from './http/middleware/observe.ts';
 import { rateLimit } from './http/middleware/rate-limit.ts';
-import type { Holds } from './http/holds.ts';
-import type { Points } from './http/points.ts';
+import type { Limits } from './limits/decide.ts';
+import type { CostClass } from './limits/request-cost.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { requestPath } from './http/middleware/request-path.ts';
 import type { ResponseCache } from './http/response-cache.ts';
-import type { EarlyRefusal } from './http/early-refusal.ts';
 import { staticPages } from './http/static.ts';
 
 /** Route families, each in its own module under src/routes (streams before the detail routes that would take `stream` for an id). */
@@ -52,16 +49,12 @@ export function createRouter(deps: RouteDeps): AppRouter {
 
 /** What the gateway's limits and its response cache need besides the routes' dependencies (built in src/compose.ts). */
 export interface AppLimits {
-  /** Admission control in front of Elasticsearch (the rate limit refuses early what it would refuse). */
-  admission?: Admission;
+  /** Who is refused (src/limits/decide.ts). */
+  limits: Limits;
+  /** The cost class of the route a path matches. */
+  costOf: (path: string) => CostClass | undefined;
   /** Repeated JSON reads answered from memory (src/http/response-cache.ts). */
   responseCache?: ResponseCache;
-  /** Refused clients answered before Koa (src/http/early-refusal.ts): the rate limit tells it whom. */
-  earlyRefusal?: EarlyRefusal;
-  /** The points budget, shared with the refusals before Koa; undefined: `RATE_LIMIT=off`. */
-  points: Points | undefined;
-  /** Where a client's downloads in flight are counted. */
-  holds: Holds;
 }
 
 export function createApp(deps: RouteDeps, limits: AppLimits, router: AppRouter): Koa<AppState> {
@@ -77,19 +70,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits, router: AppRouter)
   app.use(cors());
   app.use(errorHandler(deps.meta, deps.logger));
   app.use(requestPath());
-  const { config } = deps;
-  app.use(
-    rateLimit({
-      rateLimit: config.rateLimit,
-      exportConcurrency: config.exportConcurrency,
-      rules: deps.rules,
-      costOf: (path) => routeCost(router, path),
-      onRefused: limits.earlyRefusal?.block,
-      admission: limits.admission,
-      holds: limits.holds,
-      points: limits.points,
-    }),
-  );
+  app.use(rateLimit({ limits: limits.limits, rules: deps.rules, costOf: limits.costOf }));
   app.use(caching());
   if (limits.responseCache) {
     const responses = { cache: limits.responseCache, live: async () => (await deps.search.live())?.generation };

@@ -10,22 +10,23 @@ import type Koa from 'koa';
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createApp, createRouter } from './app.ts';
-import { type BudgetStore, connectBudgetStore } from './http/budget-store.ts';
-import { identityRules } from './http/client-identity.ts';
+import { type BudgetStore, connectBudgetStore } from './limits/budget-store.ts';
+import { identityRules } from './limits/client-identity.ts';
 import { type EarlyRefusal, createEarlyRefusal } from './http/early-refusal.ts';
 import { createMeta } from './http/envelope.ts';
-import { localHolds } from './http/holds.ts';
+import { localHolds } from './limits/holds.ts';
 import { createLogger } from './http/logger.ts';
 import { type Metrics, createMetrics } from './http/metrics.ts';
-import { policyField } from './http/middleware/rate-limit.ts';
-import { createLimiter, createPoints } from './http/points.ts';
+import { createLimits } from './limits/decide.ts';
+import { policyField } from './limits/fields.ts';
+import { createLimiter, createPoints } from './limits/points.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { META_INDEX } from './indices/generation.ts';
 import type { AppRouter, AppState, RouteDeps } from './routes/context.ts';
 import { countGauges, createCountSource } from './routes/counts.ts';
 import { createFreshnessSource } from './routes/freshness.ts';
 import { routeCost } from './routes/operation.ts';
-import { createAdmission } from './search/admission.ts';
+import { createAdmission } from './limits/admission.ts';
 import { createClient } from './search/client.ts';
 import { createOutageLog } from './search/outage-log.ts';
 import { createSearchService } from './search/search-service.ts';
@@ -108,14 +109,15 @@ export async function composeGateway(config: Readonly<Config>, esUrl: string, op
   const rules = identityRules(config.trustedProxies, config.apiKeys);
   const deps: RouteDeps = { config, search, meta, metrics, logger, rules, stopping: () => stopping, streams };
   const router = (options.router ?? createRouter)(deps);
-  // One points budget for the rate-limit middleware and the refusals before Koa: each request spends once.
+  // One decision per request, by the refusals before Koa or the rate-limit middleware: each request spends once.
   const policy = policyField(config.rateLimit, config.exportConcurrency);
   const store: BudgetStore | undefined = config.rateLimit && config.rateLimitStore ? await connectBudgetStore(config.rateLimitStore, logger) : undefined;
   const points = config.rateLimit && createPoints(config.rateLimit, policy!, createLimiter(config.rateLimit, { worker, store: store?.redis, namespace: config.indexPrefix }));
-  const earlyRefusal =
-    (config.rateLimit || admission) && createEarlyRefusal({ rules, meta, costOf: (path) => routeCost(router, path), admission, points, policy });
+  const limits = createLimits({ points: points || undefined, exportConcurrency: config.exportConcurrency, holds, admission, policy });
+  const costOf = (path: string) => routeCost(router, path);
+  const earlyRefusal = (config.rateLimit || admission) && createEarlyRefusal({ limits, rules, meta, costOf });
   metrics.observeEarlyRefusals(earlyRefusal);
-  const app = createApp(deps, { admission, responseCache, earlyRefusal, points, holds }, router);
+  const app = createApp(deps, { limits, costOf, responseCache }, router);
   return {
     app,
     deps,

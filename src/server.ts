@@ -45,7 +45,7 @@ export async function startServer(config: Readonly<Config>, esUrl: string, optio
   const server = createServer((request, response) => {
     const early = earlyRefusal ? earlyRefusal.handle(request, response) : false;
     if (early === false) void handle(request, response);
-    else if (early !== true) {
+    else {
       // A refusal that could not be answered (its budget unreadable) is left to the full stack.
       const full = () => void handle(request, response);
       early.then((answered) => answered || full(), full);

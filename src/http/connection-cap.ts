@@ -22,8 +22,8 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { type IdentityRules, clientIdentity } from './client-identity.ts';
-import { Tally } from './tally.ts';
+import { type IdentityRules, clientIdentity } from '../limits/client-identity.ts';
+import { Tally } from '../limits/tally.ts';
 
 export interface ConnectionCap {
   /** Connections reset at accept since start. */

@@ -8,7 +8,7 @@
  * the response cache, and admission control (slots in use, the queue, refusals, waits).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AdmissionStats } from '../search/admission.ts';
+import type { AdmissionStats } from '../limits/admission.ts';
 import type { CacheStats } from './response-cache.ts';
 
 export interface Metrics {

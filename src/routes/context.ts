@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { IdentityRules } from '../http/client-identity.ts';
+import type { IdentityRules } from '../limits/client-identity.ts';
 import type { Meta } from '../http/envelope.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';

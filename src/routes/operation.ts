@@ -11,7 +11,7 @@
 import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
 import { PATH_PARAMETERS } from '../query/route-parameters.ts';
 import { ApiError } from '../errors.ts';
-import type { CostClass } from '../http/request-cost.ts';
+import type { CostClass } from '../limits/request-cost.ts';
 import type { AppContext, AppRouter } from './context.ts';
 import type { JsonSchema } from './records.ts';
 

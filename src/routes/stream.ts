@@ -11,7 +11,8 @@
  *
  * Registered before `/v1/killmails/:id` and `/v1/events/:id`, which would take `stream` for an id.
  */
-import { clientIdentity } from '../http/client-identity.ts';
+import { clientOf } from '../limits/client-identity.ts';
+import { listed, streamsField, streamsPolicy } from '../limits/fields.ts';
 import { headerParameter } from '../query/parameters.ts';
 import { cursorScope } from '../query/cursor.ts';
 import { ENVIRONMENT } from '../query/route-parameters.ts';
@@ -57,18 +58,14 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
       ctx.status = 200;
       return;
     }
-    const client = clientIdentity(
-      { peer: ctx.req.socket.remoteAddress, forwardedFor: ctx.get('X-Forwarded-For') || undefined, forwarded: ctx.get('Forwarded') || undefined, apiKey: ctx.get('X-Api-Key') || undefined },
-      rules,
-    ).key;
+    const client = clientOf(ctx.req, rules).key;
     // Beside the points budget the rate limit reports: this client's streams.
-    const policy = ctx.response.get('RateLimit-Policy');
     const field = ctx.response.get('RateLimit');
-    ctx.set('RateLimit-Policy', `${policy ? `${policy}, ` : ''}"streams";q=${config.streamsPerClient};qu="concurrent-requests"`);
-    const remaining = (r: number) => ctx.set('RateLimit', `${field ? `${field}, ` : ''}"streams";r=${r}`);
+    ctx.set('RateLimit-Policy', listed(ctx.response.get('RateLimit-Policy'), streamsPolicy(config.streamsPerClient)));
+    const remaining = (r: number) => ctx.set('RateLimit', listed(field, streamsField(r)));
     // What a refusal answers; an admitted stream says what it leaves.
     remaining(0);
-    await hub.open({ client, feed, start, res: ctx.res, admitted: (held) => remaining(Math.max(0, config.streamsPerClient - held - 1)) });
+    await hub.open({ client, feed, start, res: ctx.res, admitted: (held) => remaining(config.streamsPerClient - held - 1) });
     // Logged and timed as a 200 (Koa would count a response it did not write as a 404).
     ctx.status = 200;
     // The hub answers from here on: Koa neither writes nor compresses a body.

@@ -34,8 +34,8 @@ import { throughGeneration } from '../query/timeline.ts';
 import type { TimeBound } from '../query/time-range.ts';
 import type { RawPage } from '../search/raw-hits.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
-import { runAs, UNADMITTED } from '../search/admission.ts';
-import { type Holds, localHolds } from '../http/holds.ts';
+import { runAs, UNADMITTED } from '../limits/admission.ts';
+import { type Holds, localHolds } from '../limits/holds.ts';
 import { type Position, encodeResumeToken, isAfter, rowPosition, searchAfter } from './resume-token.ts';
 
 /** Rows read per search of a walk: the bytes one page holds in memory, shared by the streams it is written to. */

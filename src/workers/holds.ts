@@ -4,8 +4,8 @@
  * and tells it when that ends; the primary forgets whatever a worker held when the worker exits.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { type Holds, holdKey, takeFrom } from '../http/holds.ts';
-import { Tally } from '../http/tally.ts';
+import { type Holds, holdKey, takeFrom } from '../limits/holds.ts';
+import { Tally } from '../limits/tally.ts';
 import { CHANNEL, type GatewayMessage, isGatewayMessage } from './messages.ts';
 
 /** In the primary: the counts of every worker, and what each worker holds, forgotten when it exits. */

@@ -9,7 +9,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
-import { UNADMITTED, runAs } from '../search/admission.ts';
+import { UNADMITTED, runAs } from '../limits/admission.ts';
 import { CHANNEL, type GatewayMessage, isGatewayMessage } from './messages.ts';
 
 type Collected = MetricObjectWithValues<MetricValue<string>>[];

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { loadConfig } from '../../src/config.ts';
-import { COSTS } from '../../src/http/request-cost.ts';
+import { COSTS } from '../../src/limits/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type GatewayProcess, pidsServing, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';

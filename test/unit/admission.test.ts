@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { STANDING_MS, UNADMITTED, createAdmission, runAs } from '../../src/search/admission.ts';
+import { STANDING_MS, UNADMITTED, createAdmission, runAs } from '../../src/limits/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {

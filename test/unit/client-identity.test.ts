@@ -4,7 +4,7 @@
  * API key instead of the address.
  */
 import { describe, expect, it } from 'vitest';
-import { clientIdentity, forwardedChain, identityRules, normalizeAddress } from '../../src/http/client-identity.ts';
+import { clientIdentity, forwardedChain, identityRules, normalizeAddress } from '../../src/limits/client-identity.ts';
 
 const open = identityRules([], []);
 const behindProxy = identityRules(['10.0.0.0/8', '::1'], []);

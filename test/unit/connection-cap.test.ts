@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { capConnections } from '../../src/http/connection-cap.ts';
-import { identityRules } from '../../src/http/client-identity.ts';
+import { identityRules } from '../../src/limits/client-identity.ts';
 
 class FakeSocket extends EventEmitter {
   reset = false;

@@ -57,6 +57,14 @@ describe('layers', () => {
     expect(offending('http', (t) => t.startsWith('routes/') || t === 'app.ts' || t === 'server.ts')).toEqual([]);
   });
 
+  it('the HTTP layer (src/http) never reaches into the search boundary: who is refused is src/limits', () => {
+    expect(offending('http', (t) => t.startsWith('search/'))).toEqual([]);
+  });
+
+  it('src/limits (who a client is, what it may spend) knows no HTTP layer, route, search, query, Koa or client', () => {
+    expect(offending('limits', (t) => /^(http|routes|search|query|stream|workers)\//.test(t) || /^(koa|@koa\/|@elastic\/)/.test(t))).toEqual([]);
+  });
+
   it('the instant parser (src/time) is for everyone and imports nothing of the project', () => {
     expect(sources('time').flatMap((file) => importsOf(file).filter((t) => !t.startsWith('node:')))).toEqual([]);
   });

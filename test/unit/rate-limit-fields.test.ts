@@ -1,7 +1,6 @@
 /** The draft-11 RateLimit fields the rate limit writes. */
 import { describe, expect, it } from 'vitest';
-import { policyField } from '../../src/http/middleware/rate-limit.ts';
-import { pointsField, retryAfterSeconds } from '../../src/http/points.ts';
+import { policyField, pointsField, retryAfterSeconds } from '../../src/limits/fields.ts';
 
 describe('RateLimit fields', () => {
   it('advertise the point budget and the download limit as draft-11 policies', () => {

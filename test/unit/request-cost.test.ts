@@ -4,7 +4,7 @@
  * answers costs nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { COSTS, refusedWhenSaturated, requestCost } from '../../src/http/request-cost.ts';
+import { COSTS, refusedWhenSaturated, requestCost } from '../../src/limits/request-cost.ts';
 import { costOf, operationOf, routeCost } from '../../src/routes/operation.ts';
 import { composed } from '../support/composed.ts';
 

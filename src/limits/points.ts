@@ -19,6 +19,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterCluster, type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit } from '../config.ts';
 import { ApiError } from '../errors.ts';
+import { pointsField, retryAfterSeconds } from './fields.ts';
 
 /** What a refusal says (as the rate limit words it), and until when the client is refused. */
 export interface Refused {
@@ -43,15 +44,6 @@ export interface Points {
   spend(client: string, points: number): Promise<Spent>;
 }
 
-/** The `RateLimit` value: points left and whole seconds until the window renews. */
-export function pointsField(remaining: number, msBeforeNext: number): string {
-  return `"default";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(msBeforeNext / 1000))}`;
-}
-
-/** `Retry-After` of a refusal: whole seconds until the window renews, at least 1. */
-export function retryAfterSeconds(msBeforeNext: number): number {
-  return Math.max(1, Math.ceil(msBeforeNext / 1000));
-}
 
 /** Key prefixes of the counters: several gateways (index prefixes) may share one store. */
 const KEY_PREFIX = 'points';

@@ -16,6 +16,7 @@
  * Deliberately not here: authentication (a key grants no other right).
  */
 import { hash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 
 export interface ClientIdentity {
@@ -97,6 +98,23 @@ export function clientIdentity(request: RequestFacts, rules: IdentityRules): Cli
   const apiKey = request.apiKey?.trim();
   if (apiKey && rules.knownKey(apiKey)) return { key: `key:${hash('sha256', apiKey, 'hex').slice(0, 16)}`, address, loopback };
   return { key: isIP(address) === 6 ? ipv6Prefix(address) : `ip:${address}`, address, loopback };
+}
+
+/** Each request's client, worked out once (the refusals before Koa, the rate limit and the stream routes all ask). */
+const identified = new WeakMap<IncomingMessage, ClientIdentity>();
+
+/** The client of a request, from its socket's peer and its headers (see the header). */
+export function clientOf(req: IncomingMessage, rules: IdentityRules): ClientIdentity {
+  let client = identified.get(req);
+  if (!client) {
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return (Array.isArray(value) ? value.join(', ') : value) || undefined;
+    };
+    client = clientIdentity({ peer: req.socket.remoteAddress, forwardedFor: header('x-forwarded-for'), forwarded: header('forwarded'), apiKey: header('x-api-key') }, rules);
+    identified.set(req, client);
+  }
+  return client;
 }
 
 /** The rules of a configuration: `TRUSTED_PROXIES` as a block list, `API_KEYS` as a set. */
