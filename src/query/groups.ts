@@ -13,7 +13,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { ApiError } from '../errors.ts';
 import { UNCYCLED } from '../indices/cycle.ts';
 import type { Query, SearchBody } from './list.ts';
-import { queryParameter } from './parameters.ts';
+import { literalPattern, queryParameter } from './parameters.ts';
 
 /** Groups answered at most (and when `group_by` comes without `limit`). */
 export const MAX_GROUPS = 200;
@@ -83,7 +83,7 @@ export function groupByParameter(fields: readonly GroupField[], histogramOf?: st
   const histograms: HistogramField[] = histogramOf === undefined ? [] : INTERVALS.map((interval) => ({ name: `${histogramOf}:${interval}`, field: histogramOf, interval }));
   const names = [...fields.map((f) => f.name), ...histograms.map((h) => h.name)];
   const histogramWords = histogramOf === undefined ? '' : ` \`${histogramOf}:day|week|month\`: rows per UTC calendar day, week (from Monday) or month, in time order with empty buckets as 0 (at most ${MAX_BUCKETS}).`;
-  const one = `(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+  const one = `(?:${names.map(literalPattern).join('|')})`;
   const grouping = (name: string): Grouping => {
     const field = fields.find((f) => f.name === name);
     return field ? { kind: 'terms', field } : { kind: 'histogram', field: histograms.find((h) => h.name === name)! };

@@ -75,6 +75,9 @@ export function headerParameter<const Name extends string>(name: Name, options: 
   return Object.freeze({ name, in: 'header', required: false, ...options, convert: (text: string) => text });
 }
 
+/** A literal as a pattern's alternative (the names a parameter accepts, in its schema's pattern). */
+export const literalPattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const patterns = new Map<string, RegExp>();
 function matches(pattern: string, text: string): boolean {
   let regexp = patterns.get(pattern);

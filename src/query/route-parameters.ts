@@ -68,6 +68,9 @@ export const PROFILE = queryParameter('profile', {
 /** Several values of an exact filter: `a|b` matches rows with either (OpenAlex's OR). */
 export type AnyOf = readonly string[];
 
+/** One member of an OR list: not blank (members are trimmed). */
+const MEMBER = '[^|]*[^|\\s][^|]*';
+
 /**
  * An exact-match filter on a text field: one value, or several separated by `|` (OR). Members
  * are trimmed; an empty one is a 400. An unknown value matches nothing.
@@ -75,7 +78,7 @@ export type AnyOf = readonly string[];
 export const exactFilter = <const Name extends string>(name: Name, description: string, examples?: string[]) =>
   queryParameter(name, {
     description: `${description} Several values separated by \`|\` match any of them.`,
-    schema: { type: 'string', pattern: '^[^|]+(?:\\|[^|]+)*$', ...(examples && { examples }) },
+    schema: { type: 'string', pattern: `^${MEMBER}(?:\\|${MEMBER}){0,${MAX_ANY_OF - 1}}$`, ...(examples && { examples }) },
     expects: 'a value, or several separated by | (none of them empty)',
     convert: (text): AnyOf => anyOf(name, text),
   });
@@ -159,7 +162,8 @@ const instantWords = (bound: string) =>
   `an ISO 8601 instant with a zone (\`2026-06-01T00:00:00Z\`, \`2026-06-01T09:30:00.123456789+02:00\`; any number of fraction digits), compared as an instant: ${bound}`;
 const INSTANT_SCHEMA = {
   type: 'string',
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})$',
+  // As src/time/instant.ts reads one (a day past its month's end, as 02-30, is still a 400).
+  pattern: '^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.][0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$',
 } as const;
 
 export const SINCE = queryParameter('since', {
@@ -170,7 +174,7 @@ export const SINCE = queryParameter('since', {
 });
 
 export const UNTIL = queryParameter('until', {
-  description: `Only rows before this time: ${instantWords('exclusive')}.`,
+  description: `Only rows before this time: ${instantWords('exclusive')}. At or after \`since\` when both are given (else a 400).`,
   schema: { ...INSTANT_SCHEMA, examples: ['2026-07-01T00:00:00Z'] },
   expects: 'an ISO 8601 instant with a zone, e.g. 2026-07-01T00:00:00Z',
   convert: (text): TimeBound => toTimeBound('until', text),

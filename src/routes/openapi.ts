@@ -242,7 +242,10 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
 }
 
 function parameterObject(parameter: AnyParameter): Json {
-  return { name: parameter.name, in: parameter.in, required: parameter.required, description: parameter.description, schema: { ...parameter.schema } };
+  // A rule between parameters is said where a client generator reads: the description.
+  const { excludes } = parameter;
+  const description = excludes && !parameter.description.includes(`\`${excludes}\``) ? `${parameter.description} Not with \`${excludes}\`.` : parameter.description;
+  return { name: parameter.name, in: parameter.in, required: parameter.required, description, schema: { ...parameter.schema } };
 }
 
 function operationId(method: string, path: string): string {
