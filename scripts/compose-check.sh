@@ -11,6 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+profile=default
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile="${2:-}"; shift 2 ;;
+    *) echo "compose-check: unknown argument $1 (use --profile cluster)" >&2; exit 2 ;;
+  esac
+done
+[ "$profile" = default ] || [ "$profile" = cluster ] || { echo "compose-check: no profile $profile (default or cluster)" >&2; exit 2; }
 started=$SECONDS
 say() { echo "compose-check: $*" >&2; }
 
@@ -55,9 +63,23 @@ if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then cp "$NODE_EXTRA_CA_CERTS" "$work/node
 say "building $NODE_IMAGE (Node $("$node_binary" --version), npm $(node "$npm_root/bin/npm-cli.js" --version))"
 podman build --quiet -t "$NODE_IMAGE" -f compose/local/node-base.Dockerfile "$work/node-base" >/dev/null
 
-export GATEWAY_PORT
-GATEWAY_PORT="$(node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")"
+free_port() { node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })"; }
+export GATEWAY_PORT GATEWAY_2_PORT
+GATEWAY_PORT="$(free_port)"
+GATEWAY_2_PORT="$(free_port)"
 compose=("$venv/bin/podman-compose" -p "$PROJECT" -f docker-compose.yml -f docker-compose.local.yml)
+if [ "$profile" = cluster ]; then
+  # The profile's own settings (compose/cluster.env), and a budget small enough to spend in a
+  # check: 600 points per minute, per API key (one key spends it, others read).
+  set -a
+  # shellcheck source=../compose/cluster.env
+  . compose/cluster.env
+  set +a
+  # The local override runs the three nodes in es-1's network namespace (docker-compose.local.yml says why).
+  export ES_URL=http://es-1:9200,http://es-1:9201,http://es-1:9202
+  export RATE_LIMIT=10/600 API_KEYS="compose-check-budget-key,compose-check-read-key-1,compose-check-read-key-2,compose-check-read-key-3,compose-check-read-key-4"
+  compose=("$venv/bin/podman-compose" --profile cluster -p "$PROJECT" -f docker-compose.yml -f docker-compose.local.yml)
+fi
 container() { podman ps -aq --filter "label=com.docker.compose.project=$PROJECT" --filter "label=com.docker.compose.service=$1" | head -1; }
 teardown() {
   say "tearing down"
@@ -73,38 +95,62 @@ trap teardown EXIT
 #    then the publisher run to completion with exit 0, then the follower and the gateway.
 say "building the compose images"
 "${compose[@]}" build >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
-"${compose[@]}" up -d elasticsearch >"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
-es="$(container elasticsearch)"
-for attempt in $(seq 1 90); do
-  if podman healthcheck run "$es" >/dev/null 2>&1; then break; fi
-  if [ "$attempt" = 90 ] || [ "$(podman inspect --format '{{.State.Running}}' "$es")" != true ]; then
-    podman logs --tail 30 "$es" >&2
-    say "elasticsearch did not become healthy"
-    exit 1
-  fi
-  sleep 2
-done
-say "elasticsearch healthy after $((SECONDS - started)) s; publishing the sample"
+# The compose file's healthcheck, run inside the container; the local cluster's nodes share es-1's
+# network namespace (docker-compose.local.yml), so each is asked on its own port.
+health() {
+  case "$1" in
+    es-[123]) podman exec "$2" curl -fs "http://localhost:$((9199 + ${1#es-}))/_cluster/health?wait_for_status=yellow&timeout=1s" ;;
+    *) podman healthcheck run "$2" ;;
+  esac
+}
+healthy() {
+  local id
+  id="$(container "$1")"
+  for attempt in $(seq 1 120); do
+    if health "$1" "$id" >/dev/null 2>&1; then return 0; fi
+    if [ "$attempt" = 120 ] || [ "$(podman inspect --format '{{.State.Running}}' "$id")" != true ]; then
+      podman logs --tail 30 "$id" >&2
+      say "$1 did not become healthy"
+      exit 1
+    fi
+    sleep 2
+  done
+}
+if [ "$profile" = cluster ]; then
+  stores=(es-1 es-2 es-3 valkey)
+  serving=(follower gateway gateway-2)
+else
+  stores=(elasticsearch)
+  serving=(follower gateway)
+fi
+"${compose[@]}" up -d --no-deps "${stores[@]}" >"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
+for service in "${stores[@]}"; do healthy "$service"; done
+say "${stores[*]} healthy after $((SECONDS - started)) s; publishing the sample"
 "${compose[@]}" up -d --no-deps publisher >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
 publisher_exit="$(podman wait "$(container publisher)")"
 podman logs "$(container publisher)" >"$work/publisher.log" 2>&1
 [ "$publisher_exit" = 0 ] || { tail -30 "$work/publisher.log" >&2; say "the publisher exited with $publisher_exit"; exit 1; }
-say "published after $((SECONDS - started)) s; starting the follower and the gateway"
-"${compose[@]}" up -d --no-deps follower gateway >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
+say "published after $((SECONDS - started)) s; starting ${serving[*]}"
+"${compose[@]}" up -d --no-deps "${serving[@]}" >>"$work/up.log" 2>&1 || { tail -30 "$work/up.log" >&2; exit 1; }
 
-# Ready once the follower's first load is live (the gateway answers 503 until then).
+# Ready once the follower's first load is live (the gateways answer 503 until then).
 gateway="http://127.0.0.1:$GATEWAY_PORT"
-for attempt in $(seq 1 90); do
-  curl -fsS --max-time 2 "$gateway/v1/ready" >/dev/null 2>&1 && break
-  if [ "$attempt" = 90 ]; then
-    for service in follower gateway; do
-      id="$(container "$service")"
-      [ -n "$id" ] && { say "$service log:"; podman logs --tail 20 "$id" >&2; }
-    done
-    say "the gateway was not ready on $gateway"
-    exit 1
-  fi
-  sleep 2
+gateway_2="http://127.0.0.1:$GATEWAY_2_PORT"
+ready_urls=("$gateway")
+[ "$profile" = cluster ] && ready_urls+=("$gateway_2")
+for url in "${ready_urls[@]}"; do
+  for attempt in $(seq 1 120); do
+    curl -fsS --max-time 2 "$url/v1/ready" >/dev/null 2>&1 && break
+    if [ "$attempt" = 120 ]; then
+      for service in "${serving[@]}"; do
+        id="$(container "$service")"
+        [ -n "$id" ] && { say "$service log:"; podman logs --tail 20 "$id" >&2; }
+      done
+      say "the gateway was not ready on $url"
+      exit 1
+    fi
+    sleep 2
+  done
 done
 
 # 5. Three answers and the explorer page.
@@ -129,5 +175,12 @@ else
   failures=$((failures + 1))
 fi
 
-say "$( [ "$failures" = 0 ] && echo passed || echo "$failures check(s) failed") in $((SECONDS - started)) s (gateway $gateway)"
+# 6. The cluster profile: green with replicas, one budget across both gateways, a node killed under reads.
+if [ "$profile" = cluster ]; then
+  node scripts/compose-cluster-checks.ts "$gateway" "$gateway_2" "$(container es-1)" "$(container es-2)" 600 \
+    compose-check-budget-key compose-check-read-key-1 compose-check-read-key-2 compose-check-read-key-3 compose-check-read-key-4 \
+    || failures=$((failures + 1))
+fi
+
+say "$profile profile: $( [ "$failures" = 0 ] && echo passed || echo "$failures check(s) failed") in $((SECONDS - started)) s (gateway $gateway)"
 exit $((failures > 0))
