@@ -92,7 +92,9 @@ export function groupByParameter(fields: readonly GroupField[], histogramOf?: st
     description:
       `Answer the groups of the matching rows, \`{key, label, count}\` by count then key (at most \`limit\`, default and maximum ${MAX_GROUPS}), instead of rows: one of \`${names.join('`, `')}\`.${histogramWords} ` +
       `Up to ${MAX_FACETS} of them, comma-separated, answer several facets at once: \`data\` is then an object of group lists by name, each facet counted under the other filters but not its own (as a sidebar shows them), with its counts in \`meta.facets\`. Not with \`cursor\` or \`select\`.`,
-    schema: { type: 'string', pattern: `^${one}(?:,${one}){0,${MAX_FACETS - 1}}$`, examples: [names[0]!, names.slice(0, 2).join(',')] },
+    // No examples: a generator tries every parameter's examples together, and group_by excludes
+    // select, format, include and cursor (the pattern lists every name already).
+    schema: { type: 'string', pattern: `^${one}(?:,${one}){0,${MAX_FACETS - 1}}$` },
     expects: `one of ${names.join(', ')}, or up to ${MAX_FACETS} of them comma-separated`,
     excludes: 'cursor',
     convert: (text): Grouping[] => {

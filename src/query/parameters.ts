@@ -45,6 +45,12 @@ export interface Parameter<Name extends string = string, Value = unknown> {
   readonly expects: string;
   /** A parameter that may not be given together with this one (the 400 names this one). */
   readonly excludes?: string;
+  /**
+   * Another spelling of that parameter (`cycle` of `cycles`, the reference's): accepted, never
+   * together with it, and said in its description rather than listed in the OpenAPI document —
+   * where generated requests would give both and be refused.
+   */
+  readonly aliasOf?: string;
   /** Valid trimmed text → the value handlers get. */
   readonly convert: (text: string) => Value;
 }
@@ -57,7 +63,7 @@ export type Values<Ps extends readonly AnyParameter[]> = {
   [P in Ps[number] as P['name']]?: P extends Parameter<string, infer V> ? V : never;
 };
 
-type Options<Value> = { description: string; schema: ValueSchema; expects: string; excludes?: string; convert?: (text: string) => Value };
+type Options<Value> = { description: string; schema: ValueSchema; expects: string; excludes?: string; aliasOf?: string; convert?: (text: string) => Value };
 
 /** A query parameter; without `convert` its value is the trimmed text. */
 export function queryParameter<const Name extends string, Value = string>(name: Name, options: Options<Value>): Parameter<Name, Value> {

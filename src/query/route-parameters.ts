@@ -162,8 +162,9 @@ const instantWords = (bound: string) =>
   `an ISO 8601 instant with a zone (\`2026-06-01T00:00:00Z\`, \`2026-06-01T09:30:00.123456789+02:00\`; any number of fraction digits), compared as an instant: ${bound}`;
 const INSTANT_SCHEMA = {
   type: 'string',
-  // As src/time/instant.ts reads one (a day past its month's end, as 02-30, is still a 400).
-  pattern: '^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.][0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$',
+  // As src/time/instant.ts reads one (a day past its month's end, as 02-30, is still a 400);
+  // digits past the nanosecond place an instant between two nanoseconds (time-range.ts).
+  pattern: '^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:[.][0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$',
 } as const;
 
 export const SINCE = queryParameter('since', {
@@ -258,7 +259,11 @@ export function listParams(values: Values<typeof LIST>, defaultEnvironment: stri
 
 /** Path parameters by name: every `:name` in a route is one of these. */
 export const PATH_PARAMETERS = {
-  idOrSlug: pathParameter('idOrSlug', { description: 'Entity id (`system:stillness:30000142`) or slug (`system-30000142-stillness`).', schema: { type: 'string' }, expects: 'an id or slug' }),
+  idOrSlug: pathParameter('idOrSlug', {
+    description: 'Entity id (`system:stillness:30000142`) or slug (`system-30000142-stillness`).',
+    schema: { type: 'string', examples: ['character:stillness:2112000041', 'character-2112000041-stillness'] },
+    expects: 'an id or slug',
+  }),
   id: pathParameter('id', { description: 'Record id, as exported.', schema: { type: 'string' }, expects: 'an id' }),
   value: pathParameter('value', {
     description: `Any identifier: an entity id or slug, a character's address (\`0x…\`), a killmail id, an event id or transaction digest, a source id, an artefact id or sha256, a chain object id or object id. At most ${MAX_RESOLVE_LENGTH} characters, no spaces.`,

@@ -30,7 +30,7 @@ function caseless(word: string): string {
 const DEFAULT_SCOPE_WORDS = 'Without `cycles` and `cycle`: the current cycle plus uncycled rows.';
 
 export const CYCLES = queryParameter('cycles', {
-  description: `Cycle scope: \`current\` (strictly the current cycle), \`all\` (every cycle and uncycled rows) or a comma-separated list of cycle numbers. ${DEFAULT_SCOPE_WORDS} Not together with \`cycle\`.`,
+  description: `Cycle scope: \`current\` (strictly the current cycle), \`all\` (every cycle and uncycled rows) or a comma-separated list of cycle numbers. ${DEFAULT_SCOPE_WORDS} \`cycle\` (the reference's parameter for one cycle: a number or \`current\`) is accepted in its place; not both.`,
   schema: {
     type: 'string',
     pattern: `^(?:${caseless('current')}|${caseless('all')}|${CYCLE_NUMBER}(?:${SPACE}*,${SPACE}*${CYCLE_NUMBER})*)$`,
@@ -50,6 +50,7 @@ export const CYCLE = queryParameter('cycle', {
   // No examples: tried together with those of `cycles`, every one would be a 400.
   schema: { type: 'string', pattern: `^(?:${CYCLE_NUMBER}|${caseless('current')})$` },
   expects: 'a cycle number or current',
+  aliasOf: 'cycles',
   convert: (text): CycleScope => (text.toLowerCase() === 'current' ? { kind: 'current' } : { kind: 'cycles', cycles: [Number(text)] }),
 });
 

@@ -289,7 +289,8 @@ export function openApiDocument(router: AppRouter): Json {
     if (!operation) throw new Error(`${path} is not registered with its operation (routes/operation.ts)`);
     const pathParameters = layer.paramNames.map(({ name }) => PATH_PARAMETERS[name as keyof typeof PATH_PARAMETERS]);
     const headers = operation.headers ?? (conditional(operation) ? [IF_NONE_MATCH] : []);
-    const parameters = [...pathParameters, ...operation.query, ...headers].map(parameterObject);
+    // An alias is said in its parameter's description (parameters.ts `aliasOf`).
+    const parameters = [...pathParameters, ...operation.query.filter((p) => p.aliasOf === undefined), ...headers].map(parameterObject);
     const get = responses(operation, pathParameters.length > 0);
     const description = operation.description && { description: operation.description };
     paths[path] = { get: { operationId: operationId('get', path), tags: [tagOf(path)], summary: operation.summary, ...description, parameters, responses: get } };
