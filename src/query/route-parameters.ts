@@ -68,8 +68,13 @@ export const PROFILE = queryParameter('profile', {
 /** Several values of an exact filter: `a|b` matches rows with either (OpenAlex's OR). */
 export type AnyOf = readonly string[];
 
-/** One member of an OR list: not blank (members are trimmed). */
-const MEMBER = '[^|]*[^|\\s][^|]*';
+/**
+ * One member of an OR list. Kept unambiguous — a member cannot hold the separator — so the
+ * pattern runs in linear time on any input (`[^|]*[^|\s][^|]*`, "not blank", backtracked
+ * exponentially over 100 members: a request could hang a worker). A blank member is refused by
+ * `anyOf` with its own message.
+ */
+const MEMBER = '[^|]+';
 
 /**
  * An exact-match filter on a text field: one value, or several separated by `|` (OR). Members

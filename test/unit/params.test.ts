@@ -1,7 +1,9 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../support/rejected.ts';
 import { readQuery, readValue } from '../../src/query/parameters.ts';
-import { LIMIT, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/route-parameters.ts';
+import { IDS, LIMIT, MAX_ANY_OF, MAX_Q_LENGTH, NPC, PROFILE, Q } from '../../src/query/route-parameters.ts';
 
 
 describe('query parameters', () => {
@@ -52,5 +54,35 @@ describe('query parameters', () => {
     expect(readValue(PROFILE, undefined)).toBeUndefined();
     expect(rejected(() => readValue(PROFILE, 'verified')).details).toEqual({ parameter: 'profile' });
     expect(rejected(() => readValue(PROFILE, 'KNOWN')).details).toEqual({ parameter: 'profile' });
+  });
+});
+
+/**
+ * Whether `text` conforms to the schema of the parameter `name` of route-parameters.ts, decided
+ * in a worker thread within `ms`: a pattern that backtracks exponentially blocks its thread, so a
+ * timeout set in this one could never fire. Undefined when it did not answer in time.
+ */
+async function conformsWithin(name: string, text: string, ms = 2000): Promise<boolean | undefined> {
+  const url = new URL('../../src/query/route-parameters.ts', import.meta.url).href;
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
+    Promise.all([import(${JSON.stringify(url)}), import(${JSON.stringify(new URL('../../src/query/parameters.ts', import.meta.url).href)})])
+      .then(([params, { conforms }]) => parentPort.postMessage(conforms(params[workerData.name].schema, workerData.text)));`;
+  const worker = new Worker(code, { eval: true, workerData: { name, text } });
+  try {
+    return await Promise.race([once(worker, 'message').then(([answer]) => answer as boolean), new Promise<undefined>((resolve) => setTimeout(resolve, ms))]);
+  } finally {
+    await worker.terminate();
+  }
+}
+
+describe('schema patterns', () => {
+  // A pattern that backtracks exponentially hangs a worker on one request (one did: 24 members
+  // and a trailing "|" took 99 s).
+  it('decides an OR list of any length at once, and refuses past its cap', async () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `character:stillness:${2112000000 + i}`).join('|');
+    expect(await conformsWithin('IDS', members(MAX_ANY_OF))).toBe(true);
+    expect(await conformsWithin('IDS', members(MAX_ANY_OF + 1))).toBe(false);
+    for (const n of [24, 99, 500]) expect(await conformsWithin('IDS', `${members(n)}|`), `${n} members and a trailing |`).toBe(false);
+    expect(rejected(() => readValue(IDS, 'a| |b')).message).toContain('empty value');
   });
 });
