@@ -2,7 +2,7 @@
  * Builds the explorer (/explorer/) and the API reference (/docs/) with Vite into web/dist,
  * each page with its own base so every asset URL is absolute under it and carries a content
  * hash (the gateway caches those for a year). Prints each page's files with their raw and
- * gzip sizes and writes them to web/dist/sizes.json (docs/explorer.md quotes them).
+ * gzip sizes and writes them to web/dist/sizes.json.
  *
  * Runs from `npm run build:web` and from `prepare` (so `npm ci` builds it); the browser tests
  * build again before they start, so they never test stale files.

@@ -32,7 +32,7 @@ export interface Metrics {
   observeEarlyRefusals(early: { count(): number } | undefined): void;
   /** Reports the connections reset at accept, over a client's cap (src/http/connection-cap.ts). */
   observeConnectionCap(cap: { refused(): number } | undefined): void;
-  /** Reports admission control's slots, queue and refusals (src/search/admission.ts). */
+  /** Reports admission control's slots, queue and refusals (src/limits/admission.ts). */
   observeAdmission(admission: { stats(): AdmissionStats } | undefined): void;
   /** Records how long a request admitted through the queue waited for its slot. */
   observeAdmissionWait(seconds: number): void;

@@ -9,8 +9,8 @@
  * tells the others when to come back. The cap is per process: N gateways on one cluster admit
  * N × the cap.
  *
- * Fairness between clients (a client is the rate limit's identity, src/http/client-identity.ts,
- * carried here by `runAs`), as Crossref caps concurrent requests per client:
+ * Fairness between clients (a client is the rate limit's identity, ./client-identity.ts,
+ * carried here by `runAs`, set by src/http/middleware/rate-limit.ts), as Crossref caps concurrent requests per client:
  * - one client has at most a quarter of the slots in flight (2 of 8). Only its requests past
  *   that share wait, in half the queue at most, for its own slots. A burst — even one within the
  *   client's budget — then runs two at a time beside everyone else's requests instead of taking
@@ -29,7 +29,7 @@
  * waited longest, not the newest.
  *
  * Deliberately not here: priorities between routes, and budgets over time (that is the rate
- * limit's job, src/http/middleware/rate-limit.ts).
+ * limit's job, ./decide.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../errors.ts';

@@ -1,5 +1,5 @@
 /**
- * Who a request comes from, for per-client budgets (middleware/rate-limit.ts). Pure: the peer
+ * Who a request comes from, for per-client budgets (./decide.ts). Pure: the peer
  * address, the forwarding headers and the API key header in, a client key out.
  *
  * - The client is the connection's peer address. `X-Forwarded-For` and `Forwarded` are read

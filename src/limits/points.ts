@@ -1,7 +1,7 @@
 /**
  * The points budget (`RATE_LIMIT`): one per client, whichever worker or gateway serves it. Spent
- * by the rate-limit middleware (./middleware/rate-limit.ts) or, for a request refused before Koa,
- * by ./early-refusal.ts — each request once.
+ * by the one decision on each request (./decide.ts), made before Koa (src/http/early-refusal.ts)
+ * or by the rate-limit middleware — each request once.
  *
  * Where the counters live (rate-limiter-flexible, fixed windows: the library has no token
  * bucket; a window of `burst` points renewed every `burst / rate` seconds gives a token bucket's
@@ -31,7 +31,7 @@ export interface Refused {
 
 /**
  * A request's points spent: the `RateLimit` field its answer carries and, when the window was
- * already spent, the refusal and how long the client stays refused (./early-refusal.ts answers
+ * already spent, the refusal and how long the client stays refused (./decide.ts refuses
  * its next requests until then).
  */
 export interface Spent {

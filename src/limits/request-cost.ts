@@ -1,5 +1,5 @@
 /**
- * What a request costs from its client's budget (middleware/rate-limit.ts). The cost class is
+ * What a request costs from its client's budget (./decide.ts). The cost class is
  * declared with each route's operation (src/routes/operation.ts) and read from the route the
  * router matches, before anything else runs for the request, so that a refused request costs
  * the gateway nothing more; the query only raises a list's class (`q`, `group_by`). Pure.
@@ -20,7 +20,7 @@
  *
  * A path no route answers costs nothing and is never refused: it is a 404 (static pages are
  * files served from memory). Probes are marked: they bypass admission control
- * (src/search/admission.ts), so that monitoring and load balancers see the gateway as it is
+ * (./admission.ts), so that monitoring and load balancers see the gateway as it is
  * under overload, not their own refusals. Expensive requests are also bounded by the parameter
  * rules (src/query/route-parameters.ts): `limit` ≤ 200, `q` ≤ 200 characters.
  */

@@ -44,7 +44,7 @@ export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyPara
   mayBeMissing?: boolean;
   /** Answers 410 for a record the registry removed (src/indices/changes.ts). */
   mayBeGone?: boolean;
-  /** What a request costs from its client's budget (src/http/request-cost.ts); default from `answer`: a list is `list`, a file `download`, metrics `metrics`, the rest `document`. */
+  /** What a request costs from its client's budget (src/limits/request-cost.ts); default from `answer`: a list is `list`, a file `download`, metrics `metrics`, the rest `document`. */
   cost?: CostClass;
 }
 

@@ -65,7 +65,7 @@ export interface Feed {
 }
 
 export interface OpenRequest {
-  /** The client as the rate limit names it (src/http/client-identity.ts). */
+  /** The client as the rate limit names it (src/limits/client-identity.ts). */
   client: string;
   feed: Feed;
   /** Where the stream starts: after this position; undefined: from now (the live generation). */

@@ -1,5 +1,5 @@
 /**
- * Client holds (src/http/holds.ts) counted for every worker by the primary: a worker asks it
+ * Client holds (src/limits/holds.ts) counted for every worker by the primary: a worker asks it
  * when a download or a stream starts (one IPC round trip, beside a response that lasts seconds)
  * and tells it when that ends; the primary forgets whatever a worker held when the worker exits.
  */

@@ -5,7 +5,7 @@
  * unless a metric declares otherwise). The scraping worker adds what every worker would read
  * alike (build info, the row counts the registry's explorer shows, freshness: `Metrics.shared`),
  * read once rather than once per worker from Elasticsearch, as a probe (never queued or
- * refused by admission control, src/search/admission.ts).
+ * refused by admission control, src/limits/admission.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';

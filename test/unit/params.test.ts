@@ -69,7 +69,7 @@ async function conformsWithin(name: string, text: string, ms = 2000): Promise<bo
       .then(([params, { conforms }]) => parentPort.postMessage(conforms(params[workerData.name].schema, workerData.text)));`;
   const worker = new Worker(code, { eval: true, workerData: { name, text } });
   try {
-    return await Promise.race([once(worker, 'message').then(([answer]) => answer as boolean), new Promise<undefined>((resolve) => setTimeout(resolve, ms))]);
+    return await Promise.race([once(worker, 'message').then(([answer]) => answer as boolean), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))]);
   } finally {
     await worker.terminate();
   }
