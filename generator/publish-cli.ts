@@ -22,7 +22,8 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return values.help ? 0 : 2;
   }
-  const config = loadConfig();
+  // Only the store's settings: a bad gateway or loader setting never stops a publication.
+  const config = loadConfig(process.env, ['store']);
   // npm runs scripts in the project root; relative paths mean the caller's directory.
   const cwd = process.env.INIT_CWD ?? process.cwd();
   const [bundleDir, target] = [path.resolve(cwd, positionals[0]!), isStoreUrl(positionals[1]!) ? positionals[1]! : path.resolve(cwd, positionals[1]!)];

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig, parseDuration } from '../src/config.ts';
+import { ConfigError, LOADER_SECTIONS, type LoaderConfig, MIN_FOLLOW_EVERY_MS, loadConfig, parseDuration } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { isStoreUrl } from '../src/store/location.ts';
 import { createObjectStore } from '../src/store/object-store.ts';
@@ -44,7 +44,7 @@ function resolveSource(source: string): string {
   return isStoreUrl(source) ? source : path.resolve(process.env.INIT_CWD ?? process.cwd(), source);
 }
 
-function loadOptions(config: Readonly<Config>, client: ReturnType<typeof createClient>, write: (line: string) => void, signal: AbortSignal): LoadOptions {
+function loadOptions(config: Readonly<LoaderConfig>, client: ReturnType<typeof createClient>, write: (line: string) => void, signal: AbortSignal): LoadOptions {
   return {
     client,
     prefix: config.indexPrefix,
@@ -80,7 +80,8 @@ async function main(): Promise<number> {
   });
   const modes = [values.follow, values.rollback, values.list].filter(Boolean).length;
   if (modes > 1 || positionals.length > 1) throw new UsageError('give one of --follow, --rollback and --list');
-  const config = loadConfig();
+  // Only what the loader reads: a bad gateway setting (RATE_LIMIT …) never stops a load.
+  const config = loadConfig(process.env, LOADER_SECTIONS);
   if (!config.esUrl) {
     console.error('ES_URL is not set: the loader needs the Elasticsearch to load into (e.g. ES_URL=http://127.0.0.1:9200). For a local development node, run `npm start`.');
     return 2;
@@ -123,7 +124,7 @@ async function main(): Promise<number> {
     if (values.follow) {
       const source = positionals[0] ?? config.loadSource;
       if (!source) throw new UsageError('--follow needs a source (or LOAD_SOURCE)');
-      const everyMs = values.every === undefined ? config.followEveryMs : parseDuration('--every', values.every, 1000);
+      const everyMs = values.every === undefined ? config.followEveryMs : parseDuration('--every', values.every, MIN_FOLLOW_EVERY_MS);
       const { follow } = await import('./follow.ts');
       await follow({ ...loadOptions(config, client, write, stop.signal), source: resolveSource(source), everyMs, log: write });
       return 0;

@@ -20,7 +20,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
-import { type CycleStart, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
+import { type CycleStart, DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { entities } from '../src/indices/entities.ts';
 import { type LoadContext, rowOfHit, rowsInDocValues, rowsOfIds } from '../src/indices/description.ts';
@@ -53,9 +53,6 @@ import { clusterCapacity, filesAtOnce, inFlightBudget } from './write-capacity.t
 /** Files a bundle cannot be served without. */
 const REQUIRED_FILES = ['catalog.json', 'entities.jsonl'];
 
-/** Default primary-shard target: 25 GB of JSONL per shard, inside Elastic's 10–50 GB advice. */
-export const DEFAULT_SHARD_TARGET_BYTES = 25 * 1024 ** 3;
-
 export interface LoadOptions {
   client: Client;
   prefix: string;
@@ -65,13 +62,13 @@ export interface LoadOptions {
   currentCycle?: number;
   /** Load even when this bundle is already live, and build every index anew. */
   force?: boolean;
-  /** Replicas once loaded (0 on a single node). */
+  /** Replicas once loaded (default: as with ES_REPLICAS unset). */
   replicas?: number;
-  /** Generations kept, the live one included (default 2: the live one and the one before). */
+  /** Generations kept, the live one included (default: as with KEEP_GENERATIONS unset, the live one and the one before). */
   keep?: number;
   /** Days the rows that left and changed are kept for `include=removed` and 410s (TOMBSTONE_DAYS). */
   tombstoneDays?: number;
-  /** Bytes of JSONL per primary shard. */
+  /** Bytes of JSONL per primary shard (default: as with ES_SHARD_TARGET_GB unset). */
   shardTargetBytes?: number;
   /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
   updateMinRows?: number;
@@ -232,7 +229,7 @@ export async function loadBundle(source: string, options: LoadOptions): Promise<
  * document and swap it in. Any failure deletes what the load built.
  */
 async function loadLocked(bundle: Bundle, options: LoadOptions, started: number): Promise<LoadSummary> {
-  const { client, prefix, dataDir, cycleStarts, force = false, keep = 2, progress = silentProgress } = options;
+  const { client, prefix, dataDir, cycleStarts, force = false, keep = DEFAULT_KEEP_GENERATIONS, progress = silentProgress } = options;
   const live = await liveGeneration(client, prefix);
   const schema = indexSchema({ cycleStarts, currentCycle: options.currentCycle }, META_MAPPING);
   if (live && live.manifestSha256 === bundle.manifestSha256 && live.schema === schema && !force) {
@@ -499,7 +496,7 @@ async function readDocuments(run: LoadRun): Promise<{ catalog: Record<string, un
  * exactly the file's distinct ids. Returns the documents per index.
  */
 async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Record<string, number>> {
-  const { client, replicas = 0, progress = silentProgress } = run.options;
+  const { client, replicas = DEFAULT_ES_REPLICAS, progress = silentProgress } = run.options;
   const written = results.filter((r) => r.action !== 'reuse').map((r) => r.index);
   const updated = results.filter((r) => r.action === 'update').map((r) => r.index);
   await finishIndices(client, written, replicas, (line) => progress.log(`warning: ${line}`), undefined, updated);

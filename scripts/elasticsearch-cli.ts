@@ -5,7 +5,8 @@
 import { loadConfig } from '../src/config.ts';
 import { provideElasticsearch, stopElasticsearch } from './elasticsearch.ts';
 
-const config = loadConfig();
+// Only what provisioning reads: a bad gateway or loader setting never stops it.
+const config = loadConfig(process.env, ['elasticsearch', 'files']);
 const log = (line: string) => console.error(line);
 const [command = 'start'] = process.argv.slice(2);
 

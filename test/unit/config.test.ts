@@ -1,11 +1,31 @@
 /**
  * Configuration parsing that decides how the gateway reaches Elasticsearch: `ES_URL` as one URL
- * or a list of a cluster's nodes, and the retry rule each client gets from it; and the limits
- * (per-client budget, trusted proxies, API keys, downloads, admission control).
+ * or a list of a cluster's nodes, and the retry rule each client gets from it; the limits
+ * (per-client budget, trusted proxies, API keys, downloads, admission control); and the sections
+ * settings are declared in, each program reading only its own.
  */
 import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
-import { ConfigError, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, loadConfig, metricsPrefixOf, parseEsUrl, parseRateLimit } from '../../src/config.ts';
+import {
+  ConfigError,
+  DEFAULT_DOWNLOAD_MAX_ROWS,
+  DEFAULT_ES_MAX_IN_FLIGHT,
+  DEFAULT_ES_QUEUE,
+  DEFAULT_ES_REPLICAS,
+  DEFAULT_KEEP_GENERATIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RESPONSE_CACHE_MB,
+  DEFAULT_SHARD_TARGET_BYTES,
+  DEFAULT_TOMBSTONE_DAYS,
+  LOADER_SECTIONS,
+  loadConfig,
+  metricsPrefixOf,
+  parseEsUrl,
+  parseRateLimit,
+} from '../../src/config.ts';
+import { SECTIONS } from '../../src/config/sections.ts';
+import { variablesOf } from '../../src/config/setting.ts';
 import { maxRetriesFor } from '../../src/search/client.ts';
 
 describe('ES_URL', () => {
@@ -140,5 +160,75 @@ describe('LOAD_CONCURRENCY', () => {
     expect(loadConfig({ LOAD_CONCURRENCY: '12' }).loadConcurrency).toBe(12);
     expect(() => loadConfig({ LOAD_CONCURRENCY: '0' })).toThrow(/^LOAD_CONCURRENCY /);
     expect(() => loadConfig({ LOAD_CONCURRENCY: 'many' })).toThrow(/^LOAD_CONCURRENCY /);
+  });
+});
+
+describe('sections', () => {
+  const sections = Object.values(SECTIONS);
+  const settings = sections.flatMap((section) => Object.values(section.settings));
+
+  it('give every Config key once, and nothing else', () => {
+    const keys = sections.flatMap((section) => section.keys);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.toSorted()).toEqual(Object.keys(loadConfig({})).toSorted());
+  });
+
+  it('declare every variable once, each read by some program', () => {
+    const variables = settings.flatMap((setting) => [...variablesOf(setting), ...(setting.else ? [setting.else] : [])]);
+    expect(new Set(variables).size).toBe(variables.length);
+    for (const setting of settings) expect(setting.readBy.length, variablesOf(setting)[0]).toBeGreaterThan(0);
+    // Only the primary sets WORKER_INDEX, in its workers' environments.
+    expect(settings.filter((setting) => setting.internal).map((setting) => setting.env)).toEqual(['WORKER_INDEX']);
+  });
+
+  it('export defaults that are what an unset variable reads as', () => {
+    const config = loadConfig({});
+    expect(config.keepGenerations).toBe(DEFAULT_KEEP_GENERATIONS);
+    expect(config.tombstoneDays).toBe(DEFAULT_TOMBSTONE_DAYS);
+    expect(config.esReplicas).toBe(DEFAULT_ES_REPLICAS);
+    expect(config.shardTargetBytes).toBe(DEFAULT_SHARD_TARGET_BYTES);
+    expect(config.shardTargetBytes).toBe(25 * 1024 ** 3);
+    expect(config.downloadMaxRows).toBe(DEFAULT_DOWNLOAD_MAX_ROWS);
+    expect(config.esMaxInFlight).toBe(DEFAULT_ES_MAX_IN_FLIGHT);
+    expect(config.esQueue).toBe(DEFAULT_ES_QUEUE);
+    expect(config.responseCacheBytes).toBe(DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024);
+    expect(config.rateLimit).toEqual(parseRateLimit(DEFAULT_RATE_LIMIT));
+  });
+
+  it('read blank as unset, and a derived default from the setting it derives from', () => {
+    expect(loadConfig({ PORT: '  ', TRUSTED_PROXIES: '' })).toMatchObject({ port: 8080, trustedProxies: [] });
+    expect(loadConfig({ CACHE_DIR: '/tmp/cache' }).dataDir).toBe('/tmp/cache/data');
+    expect(loadConfig({ CACHE_DIR: '/tmp/cache', DATA_DIR: '/srv/data' }).dataDir).toBe('/srv/data');
+  });
+});
+
+describe('what each program reads', () => {
+  it('the loader starts whatever the gateway-only settings say', () => {
+    const env = { RATE_LIMIT: 'fast', METRICS_PREFIX: 'Bad-Prefix', WORKERS: 'many', ES_REQUEST_TIMEOUT_MS: 'soon', STREAMS_MAX: '0' };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    const config = loadConfig(env, LOADER_SECTIONS);
+    expect(config).toMatchObject({ indexPrefix: 'registry', keepGenerations: DEFAULT_KEEP_GENERATIONS, followEveryMs: 60_000 });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect('rateLimit' in config).toBe(false);
+  });
+
+  it.each([
+    ['LOAD_NICE', '20', /^LOAD_NICE must be an integer from 0 to 19, got "20"$/],
+    ['KEEP_GENERATIONS', '0', /^KEEP_GENERATIONS /],
+    ['ES_URL', 'localhost:9200', /^ES_URL /],
+    ['INDEX_PREFIX', 'Upper', /^INDEX_PREFIX /],
+    ['CYCLE_STARTS', 'soon', /^CYCLE_STARTS /],
+    ['AWS_REGION', 'Nowhere!', /^AWS_REGION /],
+    ['FOLLOW_EVERY', '10ms', /^FOLLOW_EVERY /],
+  ])('a bad %s still stops the loader', (name, raw, message) => {
+    expect(() => loadConfig({ [name]: raw }, LOADER_SECTIONS)).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: raw }, LOADER_SECTIONS)).toThrow(message);
+  });
+
+  it("the loader's sections are those that hold a setting it reads", () => {
+    const reads = Object.entries(SECTIONS)
+      .filter(([, section]) => Object.values(section.settings).some((setting) => setting.readBy.includes('loader')))
+      .map(([name]) => name);
+    expect([...LOADER_SECTIONS].toSorted()).toEqual(reads.toSorted());
   });
 });

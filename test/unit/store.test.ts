@@ -1,7 +1,7 @@
 /**
  * The pure parts of the object store client: what a source names and the URL an `s3://` key is
  * requested at; what is retried and how long it waits; the headers of a resumed read; and the
- * AWS_* settings as src/config.ts reads them.
+ * AWS_* settings as src/config/store.ts reads them.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
