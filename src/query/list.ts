@@ -158,3 +158,11 @@ export function toListBody(spec: ListSpec): SearchBody {
   if (after !== undefined) body.search_after = after as estypes.FieldValue[];
   return body;
 }
+
+/**
+ * Which of the ids a request asked for (`id=a|b`) rows of its list hold: the ids' doc values of
+ * the matching rows, at most one row per id and field asked, nothing counted.
+ */
+export function toAskedIdsBody(list: Pick<ListQuery, 'filter' | 'must'>, fields: readonly string[], asked: number): SearchBody {
+  return { query: toQuery(list), size: asked * fields.length, _source: false, docvalue_fields: [...fields], track_total_hits: false };
+}

@@ -14,7 +14,7 @@
  */
 import type { Row } from '../indices/description.ts';
 import { type Count, type SortValue, checkPosition, cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
-import { type ListQuery, sortKinds, toListBody, toQuery } from '../query/list.ts';
+import { type ListQuery, sortKinds, toAskedIdsBody, toListBody, toQuery } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
 import { selectFields } from '../query/select.ts';
 import { toEnvelope, toRawEnvelope } from '../http/envelope.ts';
@@ -24,7 +24,7 @@ import { type ListRequest, countOf, listMeta } from './list-request.ts';
 /** Of the ids a request asked for, those no row of its query matches (one search of at most MAX_ANY_OF rows' doc values). */
 async function missingIds(reader: Reader, request: ListRequest<unknown>, list: ListQuery): Promise<string[]> {
   const { asked, fields } = request.ids!;
-  const response = await reader.search(request.index, { query: toQuery(list), size: asked.length * fields.length, _source: false, docvalue_fields: [...fields], track_total_hits: false });
+  const response = await reader.search(request.index, toAskedIdsBody(list, fields, asked.length));
   const found = new Set(response.hits.hits.flatMap((hit) => fields.flatMap((field) => (hit.fields?.[field] as string[] | undefined) ?? [])));
   return asked.filter((id) => !found.has(id));
 }

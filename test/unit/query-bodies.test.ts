@@ -11,7 +11,7 @@ import { INDICES } from '../../src/indices/all.ts';
 import { ROW, rowOfHit, rowsInDocValues, rowsOfIds } from '../../src/indices/description.ts';
 import { toCurrentEntityListBody, toCurrentRelationListBody } from '../../src/query/current.ts';
 import { toEntityListBody, toEntityLookupBody, toStaticTypeLookupBody } from '../../src/query/entities.ts';
-import type { SearchBody } from '../../src/query/list.ts';
+import { type SearchBody, toAskedIdsBody } from '../../src/query/list.ts';
 import { toEntityFactsBody, toEntityRelationsBody, toEntitySourcesBody, toSourceListBody } from '../../src/query/provenance.ts';
 import { toEventListBody, toKillmailListBody } from '../../src/query/timeline.ts';
 import { UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../../src/query/autocomplete.ts';
@@ -66,6 +66,7 @@ describe('query bodies', () => {
     toSuggestBody,
     toTyposBody,
     unseparatedIds: () => ({ query: UNSEPARATED_IDS, size: 0 }),
+    toAskedIdsBody,
   });
 
   it.each(cases)('%s matches its fixture', (name, _index, body) => {

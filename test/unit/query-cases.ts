@@ -43,6 +43,7 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['autocomplete-suggest-no-exact', 'entities', b.toSuggestBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
     ['autocomplete-no-exact', 'entities', b.toAutocompleteBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
     ['autocomplete-unseparated-ids', 'entities', b.unseparatedIds!()],
+    ['killmails-asked-ids', 'killmails', b.toAskedIdsBody!({ filter: [{ terms: { id: ['killmail:stillness:1', 'killmail:stillness:2'] } }] }, ['id'], 2)],
     ['autocomplete-typos', 'entities', b.toTyposBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character', 'tribe'] }, 6)],
     ['killmails-search', 'killmails', b.toKillmailListBody!({ ...list, q: 'Vesna', npc: false, scope: { kind: 'cycles', cycles: [5] } }, 6)],
   ];
