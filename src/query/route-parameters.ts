@@ -84,7 +84,7 @@ export const exactFilter = <const Name extends string>(name: Name, description: 
   queryParameter(name, {
     description: `${description} Several values separated by \`|\` match any of them.`,
     schema: { type: 'string', pattern: `^${MEMBER}(?:\\|${MEMBER}){0,${MAX_ANY_OF - 1}}$`, ...(examples && { examples }) },
-    expects: 'a value, or several separated by | (none of them empty)',
+    expects: `a value, or at most ${MAX_ANY_OF} separated by | (none of them empty)`,
     convert: (text): AnyOf => anyOf(name, text),
   });
 
