@@ -18,7 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
 import type { Admission } from './admission.ts';
 import type { ClientIdentity } from './client-identity.ts';
-import { downloadsField, pointsField } from './fields.ts';
+import { downloadsField, pointsField, retryAfterSeconds } from './fields.ts';
 import type { Holds } from './holds.ts';
 import type { Points, Refused } from './points.ts';
 import { type Cost, refusedWhenSaturated } from './request-cost.ts';
@@ -74,9 +74,12 @@ export function createLimits(options: LimitsOptions): Limits {
 
   const blockOf = (client: string, now = Date.now()): Refused | undefined => {
     const refused = blocked.get(client);
-    if (refused && refused.until <= now) blocked.delete(client);
-    else return refused;
-    return undefined;
+    // A window renewed: the client is no longer refused.
+    if (refused && refused.until <= now) {
+      blocked.delete(client);
+      return undefined;
+    }
+    return refused;
   };
 
   return {
@@ -105,7 +108,7 @@ export function createLimits(options: LimitsOptions): Limits {
       const block = blockOf(client.key, now);
       if (block && cost.points > 0) {
         fields.RateLimit = pointsField(0, block.until - now);
-        return refuse(ApiError.rateLimited(block.message, Math.max(1, Math.ceil((block.until - now) / 1000))));
+        return refuse(ApiError.rateLimited(block.message, retryAfterSeconds(block.until - now)));
       }
       // A loopback probe costs 0: it reads the budget without spending or being refused.
       const spent = await points.spend(client.key, cost.points);
