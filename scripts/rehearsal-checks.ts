@@ -11,7 +11,18 @@ export type Entry =
   | { at: number; kind: 'publication'; index: number; bundleId: string }
   | { at: number; kind: 'rollback'; from: string; to: string }
   | { at: number; kind: 'live'; generation: string; bundleId: string; counts: Record<string, number> }
-  | { at: number; kind: 'answer'; client: string; path: string; status: number; retryAfter?: string; error?: string }
+  | {
+      at: number;
+      kind: 'answer';
+      client: string;
+      path: string;
+      status: number;
+      retryAfter?: string;
+      error?: string;
+      /** The gateway asked (0 or 1), and whether on a connection of its own (not a reused keep-alive one). */
+      gateway?: number;
+      fresh?: boolean;
+    }
   | { at: number; kind: 'rows'; client: string; ids: string[] }
   | { at: number; kind: 'rss'; process: string; mb: number };
 
@@ -36,18 +47,26 @@ export interface Violation {
   after?: string;
 }
 
-/** Statuses every answer may have: a refusal must say when to come back. */
-function allowedAnswer(entry: Extract<Entry, { kind: 'answer' }>): string | undefined {
+/**
+ * Statuses every answer may have: a refusal must say when to come back. A connection may be
+ * refused at accept (its gateway down or restarting) — ECONNREFUSED, or, while its gateway
+ * stops, ECONNRESET before any answer on a new connection: one the kernel had completed in the
+ * listening socket's queue when the socket closed, never accepted (shutdown.test shows that every
+ * connection a stopping gateway accepted is answered). So is an idle keep-alive connection closed
+ * as a gateway stops, the GET sent again (RFC 9112 §9.3.1). A request dropped after it was taken is not.
+ */
+function allowedAnswer(entry: Answer, stopping: (gateway: number, at: number) => boolean): string | undefined {
   if (entry.error !== undefined) {
-    // Refused at accept (a gateway down or restarting) is allowed; a request dropped after it was taken is not.
-    // So is an idle keep-alive connection closed as a gateway stops, the GET sent again (RFC 9112 §9.3.1).
-    return /ECONNREFUSED|closed while idle/.test(entry.error) ? undefined : `connection lost: ${entry.error}`;
+    if (/ECONNREFUSED|closed while idle/.test(entry.error)) return undefined;
+    if (entry.error === 'ECONNRESET' && entry.fresh && entry.gateway !== undefined && stopping(entry.gateway, entry.at)) return undefined;
+    return `connection lost: ${entry.error}`;
   }
   if ([200, 206, 304, 404, 410].includes(entry.status)) return undefined;
   if ((entry.status === 429 || entry.status === 503) && entry.retryAfter) return undefined;
   return `status ${entry.status}${entry.retryAfter ? '' : ' without Retry-After'}`;
 }
 
+type Answer = Extract<Entry, { kind: 'answer' }>;
 type Fault = Extract<Entry, { kind: 'fault' }>;
 
 /** The fault in progress at `at`, else the last one begun before it. */
@@ -73,9 +92,11 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
   const violate = (invariant: string, detail: string, at: number) => violations.push({ invariant, detail, at, after: faultBefore(faults, at) });
   const rolledBack = history.some((e) => e.kind === 'rollback');
 
+  // A gateway stops from its SIGTERM until it is started again (the fault's span).
+  const stopping = (gateway: number, at: number) => faults.some((e) => e.fault === 'gateway-term' && e.target === `gateway-${gateway}` && e.at <= at && at <= (e.until ?? e.at));
   for (const entry of history) {
     if (entry.kind !== 'answer') continue;
-    const wrong = allowedAnswer(entry);
+    const wrong = allowedAnswer(entry, stopping);
     if (wrong) violate('every answer is 200/304, 429 or 503 with Retry-After, or refused at accept', `${entry.client} ${entry.path}: ${wrong}`, entry.at);
     else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(faults, entry.at, entry.client)) {
       violate('a polite client under its budget gets only 200s while every node is up', `${entry.path}: ${entry.error ?? entry.status}`, entry.at);
@@ -124,7 +145,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
     const { client, points, windowMs, cost } = expected.budget;
     const most = Math.floor((2 * points) / cost);
     const redisDown = (at: number) => faults.some((e) => e.fault === 'redis-stop' && e.at - windowMs <= at && (e.until ?? e.at) + 2 * windowMs >= at);
-    const granted = history.filter((e): e is Extract<Entry, { kind: 'answer' }> => e.kind === 'answer' && e.client === client && e.status === 200).map((e) => e.at);
+    const granted = history.filter((e): e is Answer => e.kind === 'answer' && e.client === client && e.status === 200).map((e) => e.at);
     let worst = { count: 0, at: 0 };
     for (let i = 0, j = 0; i < granted.length; i += 1) {
       while (granted[j]! <= granted[i]! - windowMs) j += 1;

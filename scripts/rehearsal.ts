@@ -197,7 +197,7 @@ function getOnce(client: string, agent: Agent, url: string): Promise<{ status: n
     req.on('error', (error) => {
       const code = String((error as NodeJS.ErrnoException).code ?? error.message);
       if (req.reusedSocket && code === 'ECONNRESET') return resolve({ status: 0, body: '', headers: {}, retry: true });
-      record({ kind: 'answer', client, path: pathname, status: 0, error: code });
+      record({ kind: 'answer', client, path: pathname, status: 0, error: code, gateway: ports.indexOf(Number(new URL(url).port)), fresh: !req.reusedSocket });
       resolve({ status: 0, body: '', headers: {} });
     });
     req.end();

@@ -45,6 +45,18 @@ describe('the rehearsal checker', () => {
     ]);
   });
 
+  it('takes a reset before any answer on a new connection as refused at accept only while that gateway stops', () => {
+    const reset = (at: number, gateway: number, fresh: boolean): Entry => ({ at, kind: 'answer', client: 'greedy', path: '/v1/events', status: 0, error: 'ECONNRESET', gateway, fresh });
+    expect(broken([...clean, reset(310, 0, true)])).toEqual([]);
+    const rule = 'every answer is 200/304, 429 or 503 with Retry-After, or refused at accept';
+    // The other gateway was not stopping; a reused connection had been accepted; after the restart nothing stops.
+    expect(broken([...clean, reset(310, 1, true), reset(320, 0, false), reset(1600, 0, true)])).toEqual([
+      [rule, 'gateway-term gateway-0 at 0.3 s'],
+      [rule, 'gateway-term gateway-0 at 0.3 s'],
+      [rule, 'gateway-term gateway-0 at 0.3 s'],
+    ]);
+  });
+
   it('holds a polite client to 200s while every node is up, not during a fault', () => {
     const history: Entry[] = [...clean, { at: 900, kind: 'answer', client: 'polite', path: '/v1/events', status: 503, retryAfter: '1' }, { at: 9000, kind: 'answer', client: 'polite', path: '/v1/events', status: 503, retryAfter: '1' }];
     expect(broken(history).map(([rule]) => rule)).toEqual(['a polite client under its budget gets only 200s while every node is up']);
