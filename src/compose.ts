@@ -21,7 +21,6 @@ import { createLimits } from './limits/decide.ts';
 import { policyField } from './limits/fields.ts';
 import { createLimiter, createPoints } from './limits/points.ts';
 import { createResponseCache } from './http/response-cache.ts';
-import { META_INDEX } from './indices/generation.ts';
 import type { AppRouter, AppState, RouteDeps } from './routes/context.ts';
 import { countGauges, createCountSource } from './routes/counts.ts';
 import { createFreshnessSource } from './routes/freshness.ts';
@@ -81,9 +80,7 @@ export async function composeGateway(config: Readonly<Config>, esUrl: string, op
       if (ok) outages.succeeded();
     },
     onError: (error, index) => outages.failed(error, index),
-    // The live-generation lookup (once a second, shared by every request meanwhile) is never
-    // queued or refused: every request waits on it, and its refusal would fail them all.
-    admit: admission && ((call, index) => (index === META_INDEX ? call() : admission.run(call))),
+    admission,
   });
   const metrics = createMetrics(config.metricsPrefix, countGauges(config.defaultEnvironment), createCountSource(search, config), createFreshnessSource(search));
   observeEs = metrics.observeEs;

@@ -9,8 +9,9 @@
  * tells the others when to come back. The cap is per process: N gateways on one cluster admit
  * N × the cap.
  *
- * Fairness between clients (a client is the rate limit's identity, ./client-identity.ts,
- * carried here by `runAs`, set by src/http/middleware/rate-limit.ts), as Crossref caps concurrent requests per client:
+ * Fairness between clients (a client is the rate limit's identity, ./client-identity.ts, carried
+ * to each Elasticsearch request by its request's `Ticket`: src/http/middleware/rate-limit.ts
+ * issues it, the request's reader hands it to `run`), as Crossref caps concurrent requests per client:
  * - one client has at most a quarter of the slots in flight (2 of 8). Only its requests past
  *   that share wait, in half the queue at most, for its own slots. A burst — even one within the
  *   client's budget — then runs two at a time beside everyone else's requests instead of taking
@@ -31,33 +32,28 @@
  * Deliberately not here: priorities between routes, and budgets over time (that is the rate
  * limit's job, ./decide.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../errors.ts';
 
 /**
- * The request being served: its client, and whether one of its Elasticsearch requests was
- * already admitted — its further ones (a facet's labels, a second page of a history) then run
- * at once: a request admitted is not refused halfway, its first read wasted.
+ * Whose Elasticsearch requests these are: one per HTTP request (or stream), its client, and
+ * whether one of its requests was already admitted — its further ones (a facet's labels, a
+ * second page of a history) then run at once: a request admitted is not refused halfway, its
+ * first read wasted.
  */
-interface RequestContext {
-  client: string;
+export interface Ticket {
+  readonly client: string;
   admitted: boolean;
 }
 
-const current = new AsyncLocalStorage<RequestContext>();
-
-/** Runs `fn` (the rest of an HTTP request) as `client`: set by the HTTP layer around each request. */
-export function runAs<T>(client: string, fn: () => T): T {
-  return current.run({ client, admitted: false }, fn);
-}
+export const ticketOf = (client: string): Ticket => ({ client, admitted: false });
 
 /**
- * Requests run as this "client" are not admitted but run at once: health, readiness and metrics
- * (a metrics scrape counts every index at once), so that monitoring and load balancers see the
- * gateway as it is under overload rather than their own refusals. Never a client identity
- * (those start with `ip:`, `ip6:` or `key:`).
+ * The gateway's own work, never admitted but run at once: health, readiness and metrics (a
+ * metrics scrape counts every index at once), so that monitoring and load balancers see the
+ * gateway as it is under overload rather than their own refusals; and the stream hub's walks
+ * after a swap. Its client is never a client identity (those start with `ip:`, `ip6:` or `key:`).
  */
-export const UNADMITTED = 'probe';
+export const UNADMITTED: Ticket = Object.freeze({ client: 'probe', admitted: false });
 
 export interface AdmissionOptions {
   maxInFlight: number;
@@ -93,8 +89,8 @@ export interface AdmissionStats {
 }
 
 export interface Admission {
-  /** Runs `call` once a slot is free; throws `overloaded` without calling it when none frees in time. */
-  run<T>(call: () => Promise<T>): Promise<T>;
+  /** Runs `call` for `ticket` once a slot is free; throws `overloaded` without calling it when none frees in time. */
+  run<T>(call: () => Promise<T>, ticket: Ticket): Promise<T>;
   /**
    * Whether a request of `client` would be refused right now (no free slot for it, and no place
    * in the queue: the client is under its share, or its half of the queue is taken, or no place
@@ -155,9 +151,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   /** `call`, marking its request admitted when it starts. */
   const admitted =
-    <T>(request: RequestContext, call: () => Promise<T>) =>
+    <T>(ticket: Ticket, call: () => Promise<T>) =>
     () => {
-      request.admitted = true;
+      ticket.admitted = true;
       return call();
     };
 
@@ -235,12 +231,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
   }
 
   return {
-    run(call) {
-      const request = current.getStore();
-      const client = request?.client ?? '';
-      if (client === UNADMITTED) return call();
-      if (request?.admitted) return runNow(client, call);
-      if (request) call = admitted(request, call);
+    run(call, ticket) {
+      if (ticket === UNADMITTED) return call();
+      const { client } = ticket;
+      if (ticket.admitted) return runNow(client, call);
+      call = admitted(ticket, call);
       if (mayStart(client)) return runNow(client, call);
       if (!placeFor(client)) return Promise.reject(refuse());
       return enqueue(client, call);

@@ -11,7 +11,7 @@ import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, U
 import { ENVIRONMENT, Q, TYPE } from '../query/route-parameters.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { Reader } from '../search/search-service.ts';
-import type { AppRouter, RouteDeps } from './context.ts';
+import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import type { JsonSchema } from './records.ts';
 import { generationMemo } from '../search/generation-memo.ts';
@@ -79,8 +79,7 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
       ctx.body = toEnvelope([], deps.meta);
       return;
     }
-    const reader = await deps.search.reader();
-    ctx.state.generation = reader.generation.generation;
+    const reader = await requestReader(ctx, deps.search);
     const exact = needsExactLookup(params.q, await everySeparated(reader));
     const asked = { q: params.q, environment: params.environment ?? deps.config.defaultEnvironment, scope: scopeOf(params), entityType: params.type, exact };
     const { currentCycle } = reader.generation;

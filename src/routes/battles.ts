@@ -29,7 +29,7 @@ import {
 import { FORMAT, GAP, INVOLVED, LIST, SINCE, SYSTEM, UNTIL, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import type { Reader } from '../search/search-service.ts';
-import type { AppRouter, RouteDeps } from './context.ts';
+import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { sendList } from './list.ts';
 import { list, one, route } from './operation.ts';
 import { fieldsOf, ref } from './records.ts';
@@ -82,8 +82,7 @@ export function battleRoutes(router: AppRouter, deps: RouteDeps): void {
 
   const detail = { summary: 'A battle by its first killmail: its sides and its killmails', query: [GAP] as const, answer: one(ref('BattleDetail')), cost: 'search' } as const;
   route(router, '/v1/battles/:id', detail, async (ctx, params) => {
-    const reader = await deps.search.reader();
-    ctx.state.generation = reader.generation.generation;
+    const reader = await requestReader(ctx, deps.search);
     const id = ctx.params.id!;
     const gap = params.gap ?? GAP_MINUTES.default;
     const hit = (await reader.search('battle_kills', toBattleKillBody(id))).hits.hits[0];

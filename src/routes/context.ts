@@ -6,8 +6,9 @@ import type { IdentityRules } from '../limits/client-identity.ts';
 import type { Meta } from '../http/envelope.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
+import type { TicketState } from '../http/middleware/rate-limit.ts';
 import type { ResponseCache } from '../http/response-cache.ts';
-import type { SearchService } from '../search/search-service.ts';
+import type { Reader, SearchService } from '../search/search-service.ts';
 import type { StreamHub } from '../stream/hub.ts';
 
 export interface RouteDeps {
@@ -29,6 +30,17 @@ export interface ResponsesState {
   responses?: { cache: ResponseCache; live(): Promise<string | undefined> };
 }
 
-export type AppState = CachingState & ResponsesState;
+export type AppState = CachingState & ResponsesState & TicketState;
 export type AppRouter = Router<AppState>;
 export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];
+
+/**
+ * The request's reader, on the live generation or on `generation` (a cursor's): its
+ * Elasticsearch requests carry the request's ticket (admission control), and the generation it
+ * reads is noted for the response (its ETag, the response cache).
+ */
+export async function requestReader(ctx: AppContext, search: SearchService, generation?: string): Promise<Reader> {
+  const reader = await search.reader(ctx.state.ticket, generation);
+  ctx.state.generation = reader.generation.generation;
+  return reader;
+}

@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import type { CountGauge } from '../http/metrics.ts';
 import type { IndexName } from '../indices/all.ts';
 import { CURRENT_ENTITY_COLLECTIONS, CURRENT_RELATION_COLLECTIONS } from '../indices/collections.ts';
+import { UNADMITTED } from '../limits/admission.ts';
 import { currentEntityFilter, toCollectionCountsBody } from '../query/current.ts';
 import { type Query, environmentScope, term } from '../query/list.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
@@ -126,7 +127,8 @@ async function defaultScopeCounts(reader: Reader, env: string): Promise<Record<s
 export function createCountSource(search: SearchService, config: Readonly<Config>): () => Promise<Record<string, number>> {
   let cached: { generation: string; counts: Promise<Record<string, number>> } | undefined;
   async function count(): Promise<Record<string, number>> {
-    const reader = await search.reader();
+    // The gateway's own work (a metrics scrape counts every index at once): never refused.
+    const reader = await search.reader(UNADMITTED);
     const [indexed, scoped] = await Promise.all([indexedCounts(reader), defaultScopeCounts(reader, config.defaultEnvironment)]);
     return { ...indexed, ...Object.fromEntries(Object.entries(scoped).map(([key, n]) => [`default_scope_${key}`, n])) };
   }

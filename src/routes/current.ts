@@ -15,7 +15,7 @@ import { FORMAT, INCLUDE_UNKNOWN, LIST, PROFILE, Q, listParams, sortParameter } 
 import { selectParameter } from '../query/select.ts';
 import type { Values } from '../query/parameters.ts';
 import type { Reader } from '../search/search-service.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { list, route } from './operation.ts';
 import { ENTITY_SORT, entitySortOf } from './entities.ts';
 import { groupRequest } from './list-request.ts';
@@ -76,7 +76,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       const { cursor, limit, ...bind } = parseCurrent(params, deps);
       const p = { ...bind, limit };
       // The mode is decided on the live generation; a cursor binds it through its scope.
-      const live = await deps.search.reader();
+      const live = await deps.search.reader(ctx.state.ticket);
       const useEntities = fallback && !(await hasRows(live, { collection, params: p }));
       const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: ENTITY_FIELDS };
       await sendList(

@@ -5,15 +5,14 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { type Operation, route } from './operation.ts';
 
 type Found = { reader: Reader; row: Row };
 
 /** The row stored under an id (a document get, no search). */
 export async function rowById(ctx: AppContext, deps: RouteDeps, index: IndexName, id: string, notFound: string): Promise<Found> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search);
   const [found] = await reader.getMany<{ row: Row }>(index, [id]);
   if (!found) throw await missing(reader, index, notFound, id);
   return { reader, row: found.row };
@@ -27,8 +26,7 @@ async function missing(reader: Reader, index: IndexName, notFound: string, value
 
 /** The first row a lookup query finds (an id or slug, a static type id); `gone`: the value and the fields a removed one is found by. */
 export async function firstRow(ctx: AppContext, deps: RouteDeps, index: IndexName, body: SearchBody, notFound: string, gone?: { value: string; fields: readonly string[] }): Promise<Found> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search);
   const hit = (await reader.search<{ row: Row }>(index, body)).hits.hits[0]?._source;
   if (!hit) throw gone ? await missing(reader, index, notFound, gone.value, gone.fields) : ApiError.notFound(notFound);
   return { reader, row: hit.row };

@@ -21,7 +21,7 @@ import type { Row } from '../indices/description.ts';
 import { toQuery } from '../query/list.ts';
 import { selectFields } from '../query/select.ts';
 import type { RawPage } from '../search/raw-hits.ts';
-import type { AppContext, RouteDeps } from './context.ts';
+import { type AppContext, type RouteDeps, requestReader } from './context.ts';
 import type { ListRequest } from './list-request.ts';
 
 /** Rows read per point-in-time page: 500 keeps the buffers of a page in flight small (about 0.5 MB each) at the same rows/s as 1000. */
@@ -67,8 +67,7 @@ export function fileName(route: string, bind: Record<string, unknown>, format: s
 
 export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'config' | 'logger'>, request: ListRequest<Source>, format: 'csv' | 'ndjson'): Promise<void> {
   const cap = deps.config.downloadMaxRows;
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search);
   const list = request.query(reader);
   const pages = reader.scan(request.index, { query: toQuery(list), sort: list.sort }, { pageSize: PAGE_ROWS, countUpTo: cap + 1, withChanges: request.withChanges });
   // The first page before any header: its count says whether the file is cut.

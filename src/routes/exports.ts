@@ -33,6 +33,7 @@ import type { GenerationDoc, GenerationFile } from '../indices/generation.ts';
 import { notModified } from '../http/conditional.ts';
 import { ApiError } from '../errors.ts';
 import { parseRange } from '../http/range.ts';
+import type { Ticket } from '../limits/admission.ts';
 import { EXPORT_HEADERS } from '../query/route-parameters.ts';
 import type { SearchService } from '../search/search-service.ts';
 import { StoreError } from '../store/errors.ts';
@@ -130,9 +131,9 @@ async function openStored(store: ObjectStore, generation: GenerationDoc, found: 
 }
 
 /** The live generation; the last one seen when ES fails (never when ES says none is loaded). */
-async function servedGeneration(search: SearchService): Promise<GenerationDoc> {
+async function servedGeneration(search: SearchService, ticket: Ticket): Promise<GenerationDoc> {
   try {
-    return (await search.reader()).generation;
+    return (await search.reader(ticket)).generation;
   } catch (error) {
     const last = search.lastLive();
     if (last === undefined) throw error;
@@ -144,7 +145,7 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
   const store = createObjectStore(deps.config.store, { onRetry: (event) => deps.logger.warn(event, 'export store: retrying') });
   const operation = { summary: "A file of the live generation's bundle", query: [], headers: EXPORT_HEADERS, answer: { kind: 'file' } } as const;
   route(router, '/v1/exports/:file', operation, async (ctx) => {
-    const generation = await servedGeneration(deps.search);
+    const generation = await servedGeneration(deps.search, ctx.state.ticket);
     // For the request log (this route sets its own caching, so the cache middleware ignores it).
     ctx.state.generation = generation.generation;
     const found = await resolve(ctx, generation, ctx.params.file!);

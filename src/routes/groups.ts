@@ -27,7 +27,7 @@ import {
 } from '../query/groups.ts';
 import type { Reader } from '../search/search-service.ts';
 import { toEnvelope } from '../http/envelope.ts';
-import type { AppContext, RouteDeps } from './context.ts';
+import { type AppContext, type RouteDeps, requestReader } from './context.ts';
 import { type GroupRequest, type ListRequest, countOf, listMeta } from './list-request.ts';
 import { type Query, type SearchBody, toQuery } from '../query/list.ts';
 
@@ -109,8 +109,7 @@ async function groupsFrom(reader: Reader, by: Grouping, aggregations: unknown, i
 }
 
 export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search);
   const list = request.query(reader);
   const { by, includeUnknown, limit } = groups;
   if (by.length === 1) {

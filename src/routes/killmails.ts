@@ -13,7 +13,7 @@ import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, keyword } from '../query/groups.ts';
 import { KILLMAIL_TIMELINE } from '../query/timeline.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import { ref } from './records.ts';
 import { timelineListRoute } from './timeline.ts';
@@ -32,8 +32,7 @@ const GROUPS = [
 
 /** The list view and the exported row of one killmail, or 404. */
 async function findKillmail(ctx: AppContext, deps: RouteDeps): Promise<{ view: Row; original: Row }> {
-  const reader = await deps.search.reader();
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search);
   const found = await reader.getWithOriginal<{ row: Row }>('killmails', ctx.params.id!);
   if (!found) {
     const removedAt = await reader.removedAt('killmails', ctx.params.id!);

@@ -9,7 +9,7 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { toInstant } from '../time/instant.ts';
 import { GAPS_ENVIRONMENT } from '../query/route-parameters.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { type Answer, one, route } from './operation.ts';
 import { type SchemaName, ref } from './records.ts';
 
@@ -23,8 +23,7 @@ const AGE_STATUSES = new Set(['live_indexed', 'cached_snapshot', 'unknown']);
 const SEVERITY_RANK: Record<string, number> = { actionable: 0, info: 1, none: 2 };
 
 async function opsData(ctx: AppContext, deps: RouteDeps, name: OpsDocumentName): Promise<unknown> {
-  const generation = (await deps.search.reader()).generation;
-  ctx.state.generation = generation.generation;
+  const { generation } = await requestReader(ctx, deps.search);
   const document = generation.ops[name] as Doc | undefined;
   if (document === undefined) throw ApiError.notFound('Operations document not found.');
   return document !== null && typeof document === 'object' && 'data' in document ? document.data : document;

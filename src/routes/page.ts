@@ -18,7 +18,7 @@ import { type ListQuery, sortKinds, toAskedIdsBody, toListBody, toQuery } from '
 import type { Reader } from '../search/search-service.ts';
 import { selectFields } from '../query/select.ts';
 import { toEnvelope, toRawEnvelope } from '../http/envelope.ts';
-import type { AppContext, RouteDeps } from './context.ts';
+import { type AppContext, type RouteDeps, requestReader } from './context.ts';
 import { type ListRequest, countOf, listMeta } from './list-request.ts';
 
 /** Of the ids a request asked for, those no row of its query matches (one search of at most MAX_ANY_OF rows' doc values). */
@@ -34,8 +34,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const key = deps.config.cursorSecret;
   const scope = cursorScope(request.route, request.bind);
   const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, key);
-  const reader = await deps.search.reader(cursor?.generation);
-  ctx.state.generation = reader.generation.generation;
+  const reader = await requestReader(ctx, deps.search, cursor?.generation);
   // The position must fit the sort this request will use (the body without a position tells it).
   const list = request.query(reader);
   const after = cursor && checkPosition(cursor.after, sortKinds(list.sort));

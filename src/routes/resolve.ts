@@ -6,15 +6,14 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import { RESOLVE_INDICES, resolvedOf, toResolveBody } from '../query/resolve.ts';
-import type { AppRouter, RouteDeps } from './context.ts';
+import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import { ref } from './records.ts';
 
 export function resolveRoutes(router: AppRouter, deps: RouteDeps): void {
   const summary = 'The records an identifier names: entity id, slug or address, killmail, event id or transaction digest, source, artefact id or sha256, chain object id or object id';
   route(router, '/v1/resolve/:value', { summary, query: [], answer: one({ type: 'array', items: ref('Resolved') }) }, async (ctx) => {
-    const reader = await deps.search.reader();
-    ctx.state.generation = reader.generation.generation;
+    const reader = await requestReader(ctx, deps.search);
     const value = ctx.params.value!;
     const hits = await reader.searchAcross(RESOLVE_INDICES, toResolveBody(value, reader.indexName));
     ctx.body = toEnvelope(resolvedOf(value, hits), deps.meta);

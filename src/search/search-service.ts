@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
+import { type Admission, type Ticket, ticketOf } from '../limits/admission.ts';
 import type { IndexName } from '../indices/all.ts';
 import { FIRST_SEEN, NANOS_FORMAT, ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
@@ -62,8 +63,12 @@ export interface Reader {
 }
 
 export interface SearchService {
-  /** A reader on the live generation, or on `generation` when a cursor names one. */
-  reader(generation?: string): Promise<Reader>;
+  /**
+   * A reader on the live generation, or on `generation` when a cursor names one. Its
+   * Elasticsearch requests are admitted (admission control) as `ticket`'s: the request's, which
+   * the rate limit issued (src/http/middleware/rate-limit.ts), or the gateway's own (`UNADMITTED`).
+   */
+  reader(ticket: Ticket, generation?: string): Promise<Reader>;
   /** The live generation, or undefined when nothing is loaded (ES reachable). */
   live(): Promise<GenerationDoc | undefined>;
   /**
@@ -156,8 +161,14 @@ export interface SearchServiceOptions {
   liveCacheMs?: number;
   /** Searches warmed on a new generation before it is served (default WARM_REQUESTS; 0: served at once). */
   warmRequests?: number;
-  /** Admission control (admission.ts): runs each ES request (on `index`) when a slot is free, or throws `overloaded`. */
-  admit?: <T>(call: () => Promise<T>, index: string) => Promise<T>;
+  /**
+   * Admission control (src/limits/admission.ts): runs a reader's ES request for its ticket when a
+   * slot is free, or throws `overloaded`. The service's own small reads (which
+   * generation is live, a cursor's generation, cluster health, the loaders' state) carry no
+   * ticket and are never admitted: every request waits on the live generation's lookup, and its
+   * refusal would fail them all.
+   */
+  admission?: Pick<Admission, 'run'>;
 }
 
 /** How long the live generation read from Elasticsearch is reused (a swap is seen within it). */
@@ -177,7 +188,7 @@ export const WARM_REQUESTS = 16;
 export const WARM_MAX_MS = 2000;
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
-  const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, warmRequests = WARM_REQUESTS, admit } = options;
+  const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, warmRequests = WARM_REQUESTS, admission } = options;
   let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
   let lastLive: GenerationDoc | undefined;
   /** The generation requests read; the live one once it is warmed. */
@@ -187,7 +198,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   const hot = new HotRequests();
 
   // Admitted first, then timed: time spent waiting for a slot is not Elasticsearch's.
-  const timed = <T>(index: string, call: () => Promise<T>): Promise<T> => (admit ? admit(() => timedCall(index, call), index) : timedCall(index, call));
+  const timed = <T>(index: string, call: () => Promise<T>, ticket?: Ticket): Promise<T> =>
+    admission && ticket ? admission.run(() => timedCall(index, call), ticket) : timedCall(index, call);
 
   async function timedCall<T>(index: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
@@ -242,7 +254,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   async function warm(from: GenerationDoc, to: GenerationDoc): Promise<void> {
     const kept = await client.indices.exists({ index: indexName(prefix, META_INDEX, from.generation) }).catch(() => false);
     if (!kept) return;
-    const reader = readerOf(to, false, false);
+    // Admitted as a client of its own: a quarter of the slots at most, beside clients' searches.
+    const reader = readerOf(to, false, ticketOf('warm-up'), false);
     const deadline = performance.now() + WARM_MAX_MS;
     // One at a time, most asked first: sent together they would fill Elasticsearch's search
     // threads, and clients' searches on the served generation would queue behind them (at 10 M
@@ -279,13 +292,14 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   }
 
   /** A reader of `generation`; the live one's expensive searches are noted (`record`) for the next warm-up. */
-  function readerOf(generation: GenerationDoc, live: boolean, record = live): Reader {
+  function readerOf(generation: GenerationDoc, live: boolean, ticket: Ticket, record = live): Reader {
+    const read = <T>(index: IndexName, call: () => Promise<T>) => timed(index, call, ticket);
     const name = (index: IndexName) => concreteIndex(prefix, generation, index);
     const inDocValues = (index: IndexName) => rowsInDocValuesOf(generation, index);
     /** A search of this generation; a kept one may be dropped by a load between the lookup and the search. */
     async function searchOn<T>(index: IndexName, call: () => Promise<T>): Promise<T> {
       try {
-        return await timed(index, call);
+        return await read(index, call);
       } catch (error) {
         if (!live && error instanceof ApiError && error.code === 'unavailable') throw goneCursor();
         throw error;
@@ -293,7 +307,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     }
     /** Hits of an index whose rows are doc values, by id (a search: doc values have no realtime get; a served generation is refreshed). */
     async function byIds(index: IndexName, ids: string[], storedFields: string[] | '_none_'): Promise<Hit[]> {
-      const response = await timed(index, () =>
+      const response = await read(index, () =>
         client.search({ index: name(index), ...rowsOfIds(ids, true, storedFields) }),
       );
       return response.hits.hits as Hit[];
@@ -349,7 +363,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
           }));
           return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
         }
-        const response = await timed(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
+        const response = await read(index, () => client.mget<T>({ index: name(index), ids: ids.map(documentId) }));
         return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source] : []));
       },
       async getWithOriginal<T>(index: IndexName, id: string) {
@@ -358,7 +372,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
           [hit] = await byIds(index, [id], ['original']);
           if (hit) withSource(hit);
         } else {
-          const response = await timed(index, () =>
+          const response = await read(index, () =>
             client.get<T>({ index: name(index), id: documentId(id), stored_fields: ['original'], _source: true }, { ignore: [404] }),
           );
           if (response.found) hit = response;
@@ -367,7 +381,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         if (!hit?._source || stored === undefined) return undefined;
         return { source: hit._source as T, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
       },
-      count: async (index, query) => (await timed(index, () => client.count({ index: name(index), query }))).count,
+      count: async (index, query) => (await read(index, () => client.count({ index: name(index), query }))).count,
       async *scan(index, body, { pageSize, countUpTo, withChanges }) {
         const { id } = await searchOn(index, () => client.openPointInTime({ index: names(index, { withChanges }), keep_alive: PIT_KEEP_ALIVE }));
         try {
@@ -390,11 +404,11 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   return {
     live,
     lastLive: () => lastLive,
-    async reader(generation) {
+    async reader(ticket, generation) {
       const current = await live();
       if (!current) throw ApiError.unavailable('No registry bundle is loaded yet.');
-      if (generation === undefined || generation === current.generation) return readerOf(current, true);
-      return readerOf(await generationDoc(generation), false);
+      if (generation === undefined || generation === current.generation) return readerOf(current, true, ticket);
+      return readerOf(await generationDoc(generation), false, ticket);
     },
     async health() {
       const response = await timed('cluster', () => client.cluster.health({ timeout: '2s' }));

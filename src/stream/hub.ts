@@ -34,7 +34,7 @@ import { throughGeneration } from '../query/timeline.ts';
 import type { TimeBound } from '../query/time-range.ts';
 import type { RawPage } from '../search/raw-hits.ts';
 import type { Reader, SearchService } from '../search/search-service.ts';
-import { runAs, UNADMITTED } from '../limits/admission.ts';
+import { type Ticket, UNADMITTED, ticketOf } from '../limits/admission.ts';
 import { type Holds, localHolds } from '../limits/holds.ts';
 import { type Position, encodeResumeToken, isAfter, rowPosition, searchAfter } from './resume-token.ts';
 
@@ -113,6 +113,8 @@ export interface StreamHubOptions {
 
 interface Stream {
   client: string;
+  /** Its own walk (catching up) is its client's request to Elasticsearch. */
+  ticket: Ticket;
   feed: Feed;
   res: ServerResponse;
   /** Everything up to here was sent (undefined until the stream knows where "now" is). */
@@ -283,7 +285,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
       // From now: nothing of this generation is new to the stream.
       if (stream.position === undefined) checkpoint(stream, generation);
       else {
-        const reader = await search.reader(generation.generation);
+        const reader = await search.reader(stream.ticket, generation.generation);
         await walk(reader, stream.feed, stream.position, undefined, async (page) => {
           if (!sendPage(stream, page)) return false;
           await drained(stream);
@@ -306,7 +308,8 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
   /** Walks a group's rows new to `generation` (first held after `previous`) into each of its streams. */
   async function walkGroup(group: Group, generation: GenerationDoc, previous: GenerationDoc): Promise<void> {
     try {
-      const reader = await search.reader(generation.generation);
+      // Walks are the gateway's own work, not a client's: never refused by admission control.
+      const reader = await search.reader(UNADMITTED, generation.generation);
       await walk(reader, group.feed, undefined, instantOf(previous), async (page) => {
         const sent = [...group.streams].filter((stream) => stream.joined && sendPage(stream, page));
         await Promise.all(sent.map(drained));
@@ -336,8 +339,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         await walkGroup(group, now, previous);
         return next();
       };
-      // Walks are the gateway's own work, not a client's: never refused by admission control.
-      await runAs(UNADMITTED, () => Promise.all(Array.from({ length: WALKS_AT_ONCE }, next)));
+      await Promise.all(Array.from({ length: WALKS_AT_ONCE }, next));
     } finally {
       walking = false;
     }
@@ -372,7 +374,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         holds.give(STREAMS, client);
         throw closed ? ApiError.unavailable('The gateway is stopping.', 1) : ApiError.overloaded(5);
       }
-      const stream: Stream = { client, feed, res, position: start, joined: false, closed: false };
+      const stream: Stream = { client, ticket: ticketOf(client), feed, res, position: start, joined: false, closed: false };
       streams.add(stream);
       admitted?.(held);
       startWatching();

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
-import { STANDING_MS, UNADMITTED, createAdmission, runAs } from '../../src/limits/admission.ts';
+import { STANDING_MS, UNADMITTED, createAdmission, ticketOf } from '../../src/limits/admission.ts';
 
 /** A call that finishes when the test says so. */
 function gate() {
@@ -18,7 +18,7 @@ function gate() {
 }
 
 /** Runs `call` through `admission` as `client`. */
-const as = <T>(admission: ReturnType<typeof createAdmission>, client: string, call: () => Promise<T>) => runAs(client, () => admission.run(call));
+const as = <T>(admission: ReturnType<typeof createAdmission>, client: string, call: () => Promise<T>) => admission.run(call, ticketOf(client));
 
 describe('admission', () => {
   it('runs up to maxInFlight at once, queues a request behind its own client\'s, refuses any other at once', async () => {
@@ -55,21 +55,21 @@ describe('admission', () => {
   it('refuses a queued call that waited queueMs, and frees its place', async () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 1, queueMs: 30 });
     const busy = gate();
-    const first = admission.run(busy.call);
+    const first = admission.run(busy.call, ticketOf('a'));
     let called = false;
-    const waited = admission.run(async () => (called = true)).catch((error: ApiError) => error.code);
+    const waited = admission.run(async () => (called = true), ticketOf('a')).catch((error: ApiError) => error.code);
     expect(await waited).toBe('overloaded');
     expect(called).toBe(false);
     expect(admission.stats().queued).toBe(0);
     busy.open();
     await first;
-    expect(await admission.run(async () => 'next')).toBe('next');
+    expect(await admission.run(async () => 'next', ticketOf('a'))).toBe('next');
   });
 
   it('releases the slot of a call that fails', async () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
-    await expect(admission.run(() => Promise.reject(new Error('es said no')))).rejects.toThrow('es said no');
-    expect(await admission.run(async () => 'ok')).toBe('ok');
+    await expect(admission.run(() => Promise.reject(new Error('es said no')), ticketOf('a'))).rejects.toThrow('es said no');
+    expect(await admission.run(async () => 'ok', ticketOf('a'))).toBe('ok');
   });
 
   it('gives one client a quarter of the slots and half the queue, and leaves the other slots to others', async () => {
@@ -132,19 +132,19 @@ describe('admission', () => {
     expect(admission.full('a')).toBe(false);
     const busyA = gate();
     const busyB = gate();
-    const first = runAs('a', () => admission.run(busyA.call));
+    const first = admission.run(busyA.call, ticketOf('a'));
     expect(admission.full('a')).toBe(false);
-    const second = runAs('b', () => admission.run(busyB.call));
+    const second = admission.run(busyB.call, ticketOf('b'));
     // Every slot taken: `c` has nothing in flight and is refused; `a` and `b` may wait behind their own.
     expect(admission.full('c')).toBe(true);
     expect(admission.full('a')).toBe(false);
     expect(admission.stats().refused).toBe(1);
     // Saturated only once nobody may wait: then whoever asks is refused. Asking counts nothing.
     expect(admission.saturated()).toBe(false);
-    const queuedA = runAs('a', () => admission.run(async () => 'queued a'));
+    const queuedA = admission.run(async () => 'queued a', ticketOf('a'));
     expect(admission.full('a')).toBe(true);
     expect(admission.saturated()).toBe(false);
-    const queuedB = runAs('b', () => admission.run(async () => 'queued b'));
+    const queuedB = admission.run(async () => 'queued b', ticketOf('b'));
     expect(admission.saturated()).toBe(true);
     expect(admission.full('b')).toBe(true);
     expect(admission.stats().refused).toBe(3);
@@ -158,7 +158,7 @@ describe('admission', () => {
   it('is saturated while every slot is taken by clients under their share: nobody may wait', async () => {
     const admission = createAdmission({ maxInFlight: 8, queue: 8, queueMs: 10_000 });
     const gates = Array.from({ length: 8 }, gate);
-    const runs = gates.map((g, i) => runAs(`client-${i}`, () => admission.run(g.call)));
+    const runs = gates.map((g, i) => admission.run(g.call, ticketOf(`client-${i}`)));
     expect(admission.saturated()).toBe(true);
     gates[0]!.open();
     await runs[0];
@@ -172,18 +172,20 @@ describe('admission', () => {
     const busy = gate();
     const between = gate();
     const steps: string[] = [];
-    const request = runAs('a', async () => {
-      steps.push(await admission.run(async () => 'aggregation'));
+    // One request of client a: one ticket for both its reads.
+    const ticket = ticketOf('a');
+    const request = (async () => {
+      steps.push(await admission.run(async () => 'aggregation', ticket));
       await between.call();
       // The slot is taken by another client now; the labels of the facet still run.
-      steps.push(await admission.run(async () => 'labels'));
-    });
+      steps.push(await admission.run(async () => 'labels', ticket));
+    })();
     await new Promise((resolve) => setImmediate(resolve));
-    const other = runAs('b', () => admission.run(busy.call));
+    const other = admission.run(busy.call, ticketOf('b'));
     between.open();
     await request;
     expect(steps).toEqual(['aggregation', 'labels']);
-    expect(await runAs('c', () => admission.run(async () => 'c')).catch((error: ApiError) => error.code)).toBe('overloaded');
+    expect(await admission.run(async () => 'c', ticketOf('c')).catch((error: ApiError) => error.code)).toBe('overloaded');
     busy.open();
     await other;
   });
@@ -191,8 +193,8 @@ describe('admission', () => {
   it('runs probes at once, outside the count, even when full', async () => {
     const admission = createAdmission({ maxInFlight: 1, queue: 0, queueMs: 10 });
     const busy = gate();
-    const first = admission.run(busy.call);
-    expect(await runAs(UNADMITTED, () => admission.run(async () => 'probe'))).toBe('probe');
+    const first = admission.run(busy.call, ticketOf('a'));
+    expect(await admission.run(async () => 'probe', UNADMITTED)).toBe('probe');
     expect(admission.stats()).toEqual({ inFlight: 1, queued: 0, refused: 0 });
     busy.open();
     await first;
