@@ -72,7 +72,7 @@ export function battleRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'battle_kills',
-      query: (reader) => toBattleStartsQuery({ ...scope, system, involved, since, until, gap, sort: params.sort }, reader.generation.currentCycle),
+      query: ({ currentCycle }) => toBattleStartsQuery({ ...scope, system, involved, since, until, gap, sort: params.sort }, currentCycle),
       expand: (reader, starts) => battlesOf(reader, starts, gap),
       select: params.select,
       format: params.format,

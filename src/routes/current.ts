@@ -87,13 +87,13 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
               ...common,
               bind: { ...bind, mode: 'entities' },
               index: 'entities',
-              query: (reader) => toEntityListQuery({ ...p, entityType: [entityType] }, reader.generation.currentCycle),
+              query: ({ currentCycle }) => toEntityListQuery({ ...p, entityType: [entityType] }, currentCycle),
             }
           : {
               ...common,
               bind: { ...bind, mode: 'current' },
               index: 'current_entities',
-              query: (reader) => toCurrentEntityListQuery(collection, p, reader.generation.currentCycle),
+              query: ({ currentCycle }) => toCurrentEntityListQuery(collection, p, currentCycle),
             },
       );
     });
@@ -111,7 +111,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
         cursor,
         limit,
         index: 'current_relations',
-        query: (reader) => toCurrentRelationListQuery(collection, bind, reader.generation.currentCycle),
+        query: ({ currentCycle }) => toCurrentRelationListQuery(collection, bind, currentCycle),
         select: params.select,
         groups: groupRequest(params),
         format: params.format,

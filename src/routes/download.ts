@@ -68,7 +68,7 @@ export function fileName(route: string, bind: Record<string, unknown>, format: s
 export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'config' | 'logger'>, request: ListRequest<Source>, format: 'csv' | 'ndjson'): Promise<void> {
   const cap = deps.config.downloadMaxRows;
   const reader = await requestReader(ctx, deps.search);
-  const list = request.query(reader);
+  const list = request.query(reader.generation);
   const pages = reader.scan(request.index, { query: toQuery(list), sort: list.sort }, { pageSize: PAGE_ROWS, countUpTo: cap + 1, withChanges: request.withChanges });
   // The first page before any header: its count says whether the file is cut.
   const first = await pages.next();

@@ -94,7 +94,7 @@ async function listEntities(ctx: AppContext, deps: RouteDeps, route: string, p: 
     cursor,
     limit,
     index: 'entities',
-    query: (reader) => toEntityListQuery(p, reader.generation.currentCycle),
+    query: ({ currentCycle }) => toEntityListQuery(p, currentCycle),
     select: params.select,
     groups: groupRequest(params),
     ids: p.ids && { asked: p.ids, fields: ['id', 'slug'] },

@@ -110,7 +110,7 @@ async function groupsFrom(reader: Reader, by: Grouping, aggregations: unknown, i
 
 export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
   const reader = await requestReader(ctx, deps.search);
-  const list = request.query(reader);
+  const list = request.query(reader.generation);
   const { by, includeUnknown, limit } = groups;
   if (by.length === 1) {
     const response = await reader.search(request.index, groupingBody(toQuery(list), by[0]!, limit, includeUnknown));

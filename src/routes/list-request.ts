@@ -35,8 +35,11 @@ export interface ListRequest<Source = { row: Row }> {
   cursor: string | undefined;
   limit: number;
   index: IndexName;
-  /** The list's query for this generation (its current cycle): pages, groups and downloads are built from it. */
-  query(reader: Reader): ListQuery;
+  /**
+   * The list's query on the generation read (its current cycle; a cursor's generation may be an
+   * older one than the live): pages, groups and downloads are built from it, after the reader is chosen.
+   */
+  query(generation: GenerationDoc): ListQuery;
   /** Hit → record, for routes that reshape rows; without it rows are passed through verbatim. */
   toRecord?(source: Source): unknown;
   /** The records of a page of rows, read with more searches (battles: each start → its battle); pages and files alike. */

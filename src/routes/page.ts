@@ -36,7 +36,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, scope, key);
   const reader = await requestReader(ctx, deps.search, cursor?.generation);
   // The position must fit the sort this request will use (the body without a position tells it).
-  const list = request.query(reader);
+  const list = request.query(reader.generation);
   const after = cursor && checkPosition(cursor.after, sortKinds(list.sort));
   // A first page's count as an earlier page of this generation read it, if one did: asked for
   // again, it would cost Elasticsearch every matching row, where a page that counts nothing stops

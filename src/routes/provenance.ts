@@ -26,7 +26,7 @@ export function provenanceRoutes(router: AppRouter, deps: RouteDeps): void {
       cursor,
       limit,
       index: 'sources',
-      query: (reader) => toSourceListQuery(bind, reader.generation.currentCycle),
+      query: ({ currentCycle }) => toSourceListQuery(bind, currentCycle),
       select: params.select,
       groups: groupRequest(params),
       format: params.format,

@@ -53,7 +53,7 @@ export function timelineListRoute<T extends Timeline>(router: AppRouter, deps: R
       cursor,
       limit,
       index: timelineIndex(timeline),
-      query: ({ generation }) => {
+      query: (generation) => {
         const rows = toTimelineQuery(timeline, bind, generation.currentCycle);
         return withChanges ? throughGeneration(rows, generation.indexedAt) : rows;
       },
