@@ -9,6 +9,8 @@
  *    installed with pip when missing.
  * 3. `schemathesis run` with the checks: no 5xx, status codes, content types and bodies as
  *    documented; valid and invalid inputs (`--mode all`); a fixed seed, so a run is repeatable.
+ *    A path parameter naming a record is a real one of the bundle half the time
+ *    (./fuzz-dictionaries.ts), so that those routes' cases reach more than their 404.
  * 4. Prints the counts: requests the gateway answered (its own request metrics, so schemathesis'
  *    retries and shrinking are counted too), how many were 5xx, schemathesis' test cases, check
  *    failures and errors (answers it could not check at all), and the duration. Exits non-zero
@@ -19,12 +21,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { provideElasticsearch, stopElasticsearch } from './elasticsearch.ts';
+import { fuzzConfig } from './fuzz-dictionaries.ts';
 import { loadServedBundle } from './served-bundle.ts';
 
 /** schemathesis and its dependencies, pinned (pip freeze): a run today generates what a run next year does. */
@@ -129,7 +132,7 @@ const started = performance.now();
 const es = await provideElasticsearch(config, log);
 let exitCode = 1;
 try {
-  await loadServedBundle(config, es.url, log);
+  const bundleDir = await loadServedBundle(config, es.url, log);
   const binary = schemathesis();
   const gateway = await startServer(config, es.url);
   try {
@@ -137,7 +140,11 @@ try {
     await rm(reportDir, { recursive: true, force: true });
     await mkdir(reportDir, { recursive: true });
     const ndjson = path.join(reportDir, 'events.ndjson');
+    const configFile = path.join(reportDir, 'schemathesis.toml');
+    await writeFile(configFile, await fuzzConfig(bundleDir));
     const commandArgs = [
+      '--config-file',
+      configFile,
       'run',
       `${gateway.url}/v1/openapi.json`,
       '--checks',
