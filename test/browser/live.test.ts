@@ -71,7 +71,7 @@ describe.skipIf(!chromium)('the live switch in Chromium', () => {
     await toggle.click();
     await page.waitForURL(/live=on/);
     await expect.poll(() => page.getByTestId('live-status').getAttribute('data-status')).toBe('live');
-    await expect(toggle.getAttribute('aria-checked')).resolves.toBe('true');
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     await expect.poll(() => streamsOpen()).toBe(1);
     // Only the filters: no paging, sort, select or page state.
     const opened = new URL(streams.at(-1)!);
