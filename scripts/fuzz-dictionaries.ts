@@ -7,6 +7,7 @@
  * data and of a schema mismatch that is not one.
  */
 import { TYPED_COLLECTIONS } from '../src/indices/collections.ts';
+import { ACTIVITY_KINDS } from '../src/query/activity.ts';
 import { readRows } from '../generator/read-bundle.ts';
 
 /** Identifiers per dictionary: enough to vary, few enough to keep the file small. */
@@ -21,8 +22,9 @@ const RECORD_ROUTES = [
   { dictionary: 'chain-objects', file: 'chain_objects.jsonl', paths: ['/v1/chain-objects/{id}'] },
 ] as const;
 
-/** The entity routes (any type) and each typed collection's detail route. */
-const ENTITY_PATHS = ['', '/facts', '/relations', '/sources', '/history', '/activity'].map((tail) => `/v1/entities/{idOrSlug}${tail}`);
+/** The entity routes of any type (activity: of the kinds that keep it, a 400 for the others). */
+const ENTITY_PATHS = ['', '/facts', '/relations', '/sources', '/history'].map((tail) => `/v1/entities/{idOrSlug}${tail}`);
+const ACTIVITY_PATH = '/v1/entities/{idOrSlug}/activity';
 
 async function firstIds(bundleDir: string, file: string, keep: (row: Record<string, unknown>) => boolean = () => true): Promise<string[]> {
   const ids: string[] = [];
@@ -34,7 +36,7 @@ async function firstIds(bundleDir: string, file: string, keep: (row: Record<stri
   return ids;
 }
 
-/** Entities' ids and slugs: of any type, and by typed collection. */
+/** Entities' ids and slugs: of any type, of the kinds that keep activity, and by typed collection. */
 async function entityIds(bundleDir: string): Promise<Map<string, string[]>> {
   const byType = new Map<string, string[]>();
   const any: string[] = [];
@@ -44,7 +46,8 @@ async function entityIds(bundleDir: string): Promise<Map<string, string[]>> {
     if (ofType.length < PER_DICTIONARY) byType.set(String(row.entityType), [...ofType, ...names]);
     if (any.length < PER_DICTIONARY) any.push(...names);
   }
-  const dictionaries = new Map([['entities', any]]);
+  const active = ACTIVITY_KINDS.flatMap((kind) => byType.get(kind) ?? []);
+  const dictionaries = new Map([['entities', any], ['active-entities', active]]);
   for (const [collection, entityType] of Object.entries(TYPED_COLLECTIONS)) {
     const ids = byType.get(entityType);
     if (ids) dictionaries.set(collection, ids);
@@ -56,6 +59,7 @@ async function entityIds(bundleDir: string): Promise<Map<string, string[]>> {
 export async function fuzzConfig(bundleDir: string): Promise<string> {
   const dictionaries = await entityIds(bundleDir);
   const bindings: { dictionary: string; path: string; parameter: string }[] = ENTITY_PATHS.map((path) => ({ dictionary: 'entities', path, parameter: 'idOrSlug' }));
+  bindings.push({ dictionary: 'active-entities', path: ACTIVITY_PATH, parameter: 'idOrSlug' });
   for (const collection of Object.keys(TYPED_COLLECTIONS)) {
     if (dictionaries.has(collection)) bindings.push({ dictionary: collection, path: `/v1/${collection}/{idOrSlug}`, parameter: 'idOrSlug' });
   }
