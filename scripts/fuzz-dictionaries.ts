@@ -26,10 +26,9 @@ const RECORD_ROUTES = [
 const ENTITY_PATHS = ['', '/facts', '/relations', '/sources', '/history'].map((tail) => `/v1/entities/{idOrSlug}${tail}`);
 const ACTIVITY_PATH = '/v1/entities/{idOrSlug}/activity';
 
-async function firstIds(bundleDir: string, file: string, keep: (row: Record<string, unknown>) => boolean = () => true): Promise<string[]> {
+async function firstIds(bundleDir: string, file: string): Promise<string[]> {
   const ids: string[] = [];
   for await (const { row } of readRows(bundleDir, file)) {
-    if (!keep(row)) continue;
     ids.push(String(row.id));
     if (ids.length === PER_DICTIONARY) break;
   }
@@ -42,8 +41,10 @@ async function entityIds(bundleDir: string): Promise<Map<string, string[]>> {
   const any: string[] = [];
   for await (const { row } of readRows(bundleDir, 'entities.jsonl')) {
     const names = [String(row.id), ...(row.slug ? [String(row.slug)] : [])];
-    const ofType = byType.get(String(row.entityType)) ?? [];
-    if (ofType.length < PER_DICTIONARY) byType.set(String(row.entityType), [...ofType, ...names]);
+    const type = String(row.entityType);
+    if (!byType.has(type)) byType.set(type, []);
+    const ofType = byType.get(type)!;
+    if (ofType.length < PER_DICTIONARY) ofType.push(...names);
     if (any.length < PER_DICTIONARY) any.push(...names);
   }
   const active = ACTIVITY_KINDS.flatMap((kind) => byType.get(kind) ?? []);
