@@ -55,6 +55,7 @@ function loadOptions(config: Readonly<LoaderConfig>, client: ReturnType<typeof c
     keep: config.keepGenerations,
     tombstoneDays: config.tombstoneDays,
     shardTargetBytes: config.shardTargetBytes,
+    minShards: config.minShards,
     concurrency: config.loadConcurrency,
     workers: config.loadWorkers,
     signal,

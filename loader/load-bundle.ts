@@ -20,7 +20,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { Client } from '@elastic/elasticsearch';
-import { type CycleStart, DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
+import { type CycleStart, DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_MIN_SHARDS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
 import { entities } from '../src/indices/entities.ts';
 import { type LoadContext, rowOfHit, rowsInDocValues, rowsOfIds } from '../src/indices/description.ts';
@@ -70,6 +70,8 @@ export interface LoadOptions {
   tombstoneDays?: number;
   /** Bytes of JSONL per primary shard (default: as with ES_SHARD_TARGET_GB unset). */
   shardTargetBytes?: number;
+  /** Primary shards per index at least (default: as with ES_MIN_SHARDS unset). */
+  minShards?: number;
   /** Files with fewer rows are built rather than updated (plan.ts UPDATE_MIN_ROWS). */
   updateMinRows?: number;
   progress?: Progress;
@@ -332,7 +334,7 @@ interface LoadPlan {
 /** Each index against the live generation: reuse, update or build (plan.ts), an update only where a sample of the file says it pays. */
 async function planLoad(run: LoadRun): Promise<LoadPlan> {
   const { bundle, options, live, generation, schema } = run;
-  const { client, prefix, force = false, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, signal, progress = silentProgress } = options;
+  const { client, prefix, force = false, shardTargetBytes = DEFAULT_SHARD_TARGET_BYTES, minShards = DEFAULT_MIN_SHARDS, signal, progress = silentProgress } = options;
   const capacity = await clusterCapacity(client, (line) => progress.log(`warning: ${line}`));
   const planInput = {
     prefix,
@@ -343,6 +345,7 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
     live,
     force,
     shardTargetBytes,
+    minShards,
     updateMinRows: options.updateMinRows,
     dataNodes: capacity.dataNodes,
   };

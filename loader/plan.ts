@@ -62,6 +62,8 @@ export interface PlanInput {
   force?: boolean;
   /** Bytes of uncompressed JSONL per primary shard (see `shardsFor`). */
   shardTargetBytes: number;
+  /** Primary shards per index at least (default 1). */
+  minShards?: number;
   /** Files with fewer rows are built rather than updated (default UPDATE_MIN_ROWS). */
   updateMinRows?: number;
   /** Data nodes of the cluster (see `shardsFor`; default 1). */
@@ -139,11 +141,11 @@ function hash(parts: unknown): string {
 }
 
 export function planIndices(input: PlanInput): IndexPlan[] {
-  const { prefix, generation, descriptions, files, schema, live, force = false, shardTargetBytes, updateMinRows = UPDATE_MIN_ROWS, dataNodes = 1, estimates } = input;
+  const { prefix, generation, descriptions, files, schema, live, force = false, shardTargetBytes, minShards = 1, updateMinRows = UPDATE_MIN_ROWS, dataNodes = 1, estimates } = input;
   const byName = new Map(descriptions.map((d) => [d.name, d]));
   return descriptions.map((description) => {
     const file = fileOf(description, files);
-    const shards = shardsFor(file?.sizeBytes ?? 0, shardTargetBytes, dataNodes);
+    const shards = Math.max(minShards, shardsFor(file?.sizeBytes ?? 0, shardTargetBytes, dataNodes));
     const depends = (description.dependsOn ?? []).map((name) => {
       const dependency = byName.get(name);
       if (!dependency) throw new Error(`${description.name} depends on an unknown index ${name}`);

@@ -19,7 +19,7 @@ export { parseEsUrl } from './config/elasticsearch.ts';
 export { PROJECT_ROOT } from './config/files.ts';
 export { DEFAULT_CURSOR_SECRET, metricsPrefixOf, parseWorkers } from './config/gateway.ts';
 export { DEFAULT_DOWNLOAD_MAX_ROWS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, DEFAULT_RATE_LIMIT, parseRateLimit, parseStoreUrl, parseTrustedProxies } from './config/limits.ts';
-export { DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS, MIN_FOLLOW_EVERY_MS } from './config/loader.ts';
+export { DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_MIN_SHARDS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS, MIN_FOLLOW_EVERY_MS } from './config/loader.ts';
 export { ConfigError, type Env, parseDuration } from './config/parse.ts';
 export { type ConfigOf, LOADER_SECTIONS, type LoaderConfig, type SectionName } from './config/sections.ts';
 export { parseStoreConfig } from './config/store.ts';

@@ -28,6 +28,16 @@ const shardTargetBytes: Setting<number> = {
 /** Bytes of JSONL per primary shard when ES_SHARD_TARGET_GB is unset. */
 export const DEFAULT_SHARD_TARGET_BYTES = read(shardTargetBytes, {});
 
+const minShards: Setting<number> = {
+  env: 'ES_MIN_SHARDS',
+  default: 1,
+  parse: int(1, 64),
+  meaning: 'primary shards every index gets at least, whatever its size: a small cluster spread over its nodes, or tests of counts and groups over several shards',
+  readBy,
+};
+/** Primary shards per index at least when ES_MIN_SHARDS is unset. */
+export const DEFAULT_MIN_SHARDS = read(minShards, {});
+
 export const loader = section({
   keepGenerations: {
     env: 'KEEP_GENERATIONS',
@@ -51,6 +61,7 @@ export const loader = section({
     readBy,
   },
   shardTargetBytes,
+  minShards,
   loadConcurrency: {
     env: 'LOAD_CONCURRENCY',
     // Unset: sized from the cluster's write threads (loader/write-capacity.ts).

@@ -86,6 +86,7 @@ export interface Config {
   esReplicas: number;
   // Bytes, though the setting counts GB.
   shardTargetBytes: number;
+  minShards: number;
   // Undefined: sized from the cluster's write threads (loader/write-capacity.ts).
   loadConcurrency: number | undefined;
   // Undefined: sized from the cores (loader/parse-pool.ts).

@@ -6,8 +6,13 @@
  * killmails in it. Each side answers its count, how many an NPC killed, its loss types, its top
  * systems and opponents (a system: its top killers, victims and their tribes), and a 7 × 24 UTC
  * grid of hour of day by weekday (Monday first), from the `weekHour` each killmail keeps.
+ *
+ * On several shards a top list is proven exact as groups are (src/query/groups.ts `topIsExact`);
+ * one that is not is read again with every shard sending all its terms, and the answer says
+ * whether it is exact (`exact`).
  */
 import type { estypes } from '@elastic/elasticsearch';
+import { MAX_SHARD_SIZE, type TermBucket, candidatesFor, topIsExact } from './groups.ts';
 import { type Query, type SearchBody, environmentScope, term } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { type TimeBound, toTimeRange } from './time-range.ts';
@@ -17,6 +22,11 @@ export const ACTIVITY_KINDS: readonly ActivityKind[] = ['character', 'tribe', 's
 
 /** How many systems, opponents, characters or tribes a side lists. */
 export const TOP = 10;
+/** Loss types a side lists at most, and the hours of a week. */
+const LOSS_TYPES = 20;
+const HOURS = 7 * 24;
+/** Terms read for a top list: one more than shown where the entity itself may be among them (it is never its own opponent). */
+const topSize = (kind: ActivityKind) => (kind === 'system' ? TOP : TOP + 1);
 
 export interface ActivityParams {
   id: string;
@@ -37,20 +47,26 @@ function sidesOf(id: string, kind: ActivityKind): Record<string, { filter: Query
   };
 }
 
-export function toActivityBody(params: ActivityParams, currentCycle: number): SearchBody {
+/** The shard size of a second read, when the first could not prove every list exact: each shard sends all its terms. */
+export const COVERING_SHARD_SIZE = MAX_SHARD_SIZE;
+
+/** The request; `shardSize`: terms each shard sends for a list (a covering read's), else Elasticsearch's heuristic. */
+export function toActivityBody(params: ActivityParams, currentCycle: number, shardSize?: number): SearchBody {
   const sides = sidesOf(params.id, params.kind);
   // `map`: one entity's killmails are few beside the index, and counting them in a map of the
   // values met costs a third of walking global ordinals sized for every value of the field
   // (bench es-cost, scale 70: 0.56-0.67 against 1.44-1.77 ms of Elasticsearch CPU a request).
-  const terms = (field: string, size: number): estypes.AggregationsAggregationContainer => ({ terms: { field, size, execution_hint: 'map' } });
+  const terms = (field: string, size: number): estypes.AggregationsAggregationContainer => ({
+    // More merged than shown, so that what ranks just below the top is bounded too.
+    terms: { field, size: candidatesFor(size), shard_size: Math.max(candidatesFor(size), shardSize ?? 0), show_term_doc_count_error: true, execution_hint: 'map' },
+  });
   const side = ({ filter, top }: { filter: Query; top: Record<string, string> }): estypes.AggregationsAggregationContainer => ({
     filter,
     aggs: {
       npc: { filter: term('npc', true) },
-      lossTypes: terms('lossType', 20),
-      hours: terms('weekHour', 168),
-      // One more than shown: the entity itself may be among them (it is never its own opponent).
-      ...Object.fromEntries(Object.entries(top).map(([name, field]) => [name, terms(field, params.kind === 'system' ? TOP : TOP + 1)])),
+      lossTypes: terms('lossType', LOSS_TYPES),
+      hours: terms('weekHour', HOURS),
+      ...Object.fromEntries(Object.entries(top).map(([name, field]) => [name, terms(field, topSize(params.kind))])),
     },
   });
   return {
@@ -73,7 +89,7 @@ export function toActivityBody(params: ActivityParams, currentCycle: number): Se
   };
 }
 
-type Buckets = { buckets: { key: string | number; doc_count: number }[] };
+type Buckets = { buckets: TermBucket[]; doc_count_error_upper_bound?: number };
 type SideAnswer = { doc_count: number; npc: { doc_count: number }; lossTypes: Buckets; hours: Buckets } & Record<string, Buckets>;
 
 export interface ActivitySide {
@@ -87,6 +103,8 @@ export interface ActivitySide {
 
 export interface Activity {
   entity: { id: string; entityType: ActivityKind };
+  /** Every count and list exact (on any number of shards). */
+  exact: boolean;
   first: string | null;
   last: string | null;
   kills?: ActivitySide;
@@ -97,7 +115,7 @@ export interface Activity {
 /** The aggregation's answer as the activity record; an entity is never its own opponent. */
 export function activityOf(params: ActivityParams, aggregations: Record<string, unknown>): Activity {
   const sides = sidesOf(params.id, params.kind);
-  const answer: Activity = { entity: { id: params.id, entityType: params.kind }, first: null, last: null };
+  const answer: Activity = { entity: { id: params.id, entityType: params.kind }, exact: activityIsExact(params, aggregations), first: null, last: null };
   for (const [name, { top }] of Object.entries(sides)) {
     const found = aggregations[name] as SideAnswer;
     const grid = Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
@@ -105,7 +123,7 @@ export function activityOf(params: ActivityParams, aggregations: Record<string, 
     const side: ActivitySide = {
       count: found.doc_count,
       npc: found.npc.doc_count,
-      lossTypes: found.lossTypes.buckets.map((b) => ({ lossType: String(b.key), count: b.doc_count })),
+      lossTypes: found.lossTypes.buckets.slice(0, LOSS_TYPES).map((b) => ({ lossType: String(b.key), count: b.doc_count })),
       grid,
     };
     for (const list of Object.keys(top)) {
@@ -117,4 +135,13 @@ export function activityOf(params: ActivityParams, aggregations: Record<string, 
   answer.first = instant('first');
   answer.last = instant('last');
   return answer;
+}
+
+/** Whether every list of an answer holds its true top (each list asked for its whole size). */
+export function activityIsExact(params: ActivityParams, aggregations: Record<string, unknown>): boolean {
+  return Object.entries(sidesOf(params.id, params.kind)).every(([name, { top }]) => {
+    const found = aggregations[name] as SideAnswer;
+    const sized: [Buckets, number][] = [[found.lossTypes, LOSS_TYPES], [found.hours, HOURS], ...Object.keys(top).map((list): [Buckets, number] => [found[list]!, topSize(params.kind)])];
+    return sized.every(([list, size]) => topIsExact(list.buckets, list.doc_count_error_upper_bound ?? 0, size, candidatesFor(size)));
+  });
 }

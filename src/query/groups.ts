@@ -3,7 +3,14 @@
  * Crossref's facets), and histograms of instants per UTC day, week or month. Pure: the
  * route's own query in, an aggregation body out; an aggregation answer in, groups out.
  *
- * Groups are exact: every index has one shard, so a `terms` aggregation counts every row.
+ * Groups are exact on any number of shards, or say they are not. Each shard sends its top
+ * `shard_size` terms, and the merged counts are exact where every shard that holds a term sent
+ * it; Elasticsearch bounds what may be missing (`doc_count_error_upper_bound`: the sum of the
+ * last count of every shard that sent all it was asked for, 0 on one shard). `topIsExact` proves
+ * from those bounds that the top groups are exact in count and order; where it cannot, the route
+ * reads again with a `shard_size` past the field's distinct values (`cover`), which every shard
+ * answers whole. Past MAX_SHARD_SIZE the answer says it is not exact (`groupsAreExact: false`)
+ * and how far off a count may be (`groupsErrorBound`).
  * `groupsCount` is exact when every group came back (no row left in `sum_other_doc_count`);
  * past the groups returned it is the `cardinality` estimate and says so (`groupsCountIsExact`).
  * A row without a value is in no group, unless `include_unknown=true` asks for it as one group
@@ -19,6 +26,12 @@ import { literalPattern, queryParameter } from './parameters.ts';
 export const MAX_GROUPS = 200;
 /** Histogram buckets answered at most, empty ones included. */
 export const MAX_BUCKETS = 1000;
+/**
+ * The most terms a shard is asked for: a field with more distinct values than this is not read
+ * whole, and its groups carry their error bound when they cannot be proven. Below
+ * `search.max_buckets` (65,536), which a shard's answer counts against.
+ */
+export const MAX_SHARD_SIZE = 50_000;
 /** Precision of the `cardinality` estimate of `groupsCount` (Elasticsearch's highest). */
 const CARDINALITY_PRECISION = 40_000;
 
@@ -64,6 +77,12 @@ export interface Groups {
   groups: { key: GroupKey; count: number }[];
   groupsCount: number;
   groupsCountIsExact: boolean;
+  /** Every group answered has its exact count, and no group missing would rank among them. */
+  groupsAreExact: boolean;
+  /** When not exact: the most a count answered may be short of, and a group left out may hold. */
+  groupsErrorBound?: number;
+  /** When not exact: the `shard_size` of a read that every shard answers whole, if it is within MAX_SHARD_SIZE. */
+  cover?: number;
 }
 
 /** Fields of the records every route can group by, by name. */
@@ -105,9 +124,34 @@ export function groupByParameter(fields: readonly GroupField[], histogramOf?: st
   });
 }
 
-/** The aggregation request of `group_by=<field>` over the route's query: the top `size` groups by count, then key. */
-export function toGroupsBody(query: Query | undefined, group: GroupField, size: number): SearchBody {
-  const terms: estypes.AggregationsTermsAggregation = { field: group.field, size, order: [{ _count: 'desc' }, { _key: 'asc' }] };
+/**
+ * Terms merged from the shards for `size` groups: more than asked for, so that what ranks just
+ * below the top can be bounded too (Elasticsearch's own heuristic for `shard_size`).
+ */
+export const candidatesFor = (size: number): number => Math.ceil(size * 1.5) + 10;
+
+/**
+ * The `shard_size` at which every shard sends all its terms of a field with about `distinct`
+ * values (the `cardinality` estimate, with room for its error); undefined past MAX_SHARD_SIZE.
+ */
+export function coveringShardSize(distinct: number): number | undefined {
+  const size = Math.ceil(distinct * 1.1) + 100;
+  return size <= MAX_SHARD_SIZE ? size : undefined;
+}
+
+/**
+ * The aggregation request of `group_by=<field>` over the route's query: the top `size` groups by
+ * count, then key, with what each shard may have left out (`shardSize`: a covering read's).
+ */
+export function toGroupsBody(query: Query | undefined, group: GroupField, size: number, shardSize?: number): SearchBody {
+  const candidates = candidatesFor(size);
+  const terms: estypes.AggregationsTermsAggregation = {
+    field: group.field,
+    size: candidates,
+    shard_size: Math.max(candidates, shardSize ?? 0),
+    show_term_doc_count_error: true,
+    order: [{ _count: 'desc' }, { _key: 'asc' }],
+  };
   if (group.none !== undefined) terms.exclude = [String(group.none)];
   const none: estypes.AggregationsAggregationContainer =
     group.none === undefined ? { missing: { field: group.field } } : { filter: { term: { [group.field]: group.none } } };
@@ -123,8 +167,16 @@ export function toGroupsBody(query: Query | undefined, group: GroupField, size: 
   };
 }
 
+/** One merged term: its count so far, and how much it may be short (`show_term_doc_count_error`). */
+export interface TermBucket {
+  key: string | number;
+  key_as_string?: string;
+  doc_count: number;
+  doc_count_error_upper_bound?: number;
+}
+
 interface TermsAnswer {
-  groups: { buckets: { key: string | number; key_as_string?: string; doc_count: number }[]; sum_other_doc_count?: number };
+  groups: { buckets: TermBucket[]; sum_other_doc_count?: number; doc_count_error_upper_bound?: number };
   groupsCount: { value: number };
   none: { doc_count: number };
 }
@@ -153,26 +205,58 @@ export function rankGroups<G extends { key: GroupKey; count: number }>(groups: G
   return groups.sort((a, b) => b.count - a.count || compareKeys(a.key, b.key)).slice(0, limit);
 }
 
-/** The groups of a `toGroupsBody` answer: the top `limit`, the unknown group merged in when asked for. */
+/**
+ * Whether the first `limit` of the merged terms (in Elasticsearch's order: count so far, then
+ * key) are the true top `limit` with their true counts. `errorBound` is the answer's
+ * `doc_count_error_upper_bound`, `candidates` the terms the merge kept at most. Each of the top
+ * must be short of nothing; every other term must stay below the last of them: a term merged
+ * but ranked lower by at most its own error, a term the merge cut (when it kept `candidates`) by
+ * at most the last count plus the bound, and a term no shard sent by at most the bound.
+ */
+export function topIsExact(buckets: readonly TermBucket[], errorBound: number, limit: number, candidates: number): boolean {
+  if (errorBound === 0) return true;
+  if (buckets.length < limit) return false;
+  const top = buckets.slice(0, limit);
+  if (top.some((b) => (b.doc_count_error_upper_bound ?? errorBound) !== 0)) return false;
+  const last = top.at(-1)!.doc_count;
+  const below = buckets.slice(limit).map((b) => (b.doc_count_error_upper_bound === 0 ? 0 : b.doc_count + (b.doc_count_error_upper_bound ?? errorBound)));
+  const cut = buckets.length >= candidates ? buckets.at(-1)!.doc_count + errorBound : 0;
+  return Math.max(errorBound, cut, ...below) < last;
+}
+
+/**
+ * The groups of a `toGroupsBody` answer: the top `limit`, the unknown group merged in when asked
+ * for; whether they are exact (`topIsExact`), else their bound and the read that would be.
+ */
 export function readGroups(aggregations: unknown, group: GroupField, limit: number, includeUnknown: boolean): Groups {
   const answer = aggregations as TermsAnswer;
-  const known = answer.groups.buckets.map((bucket) => ({ key: keyOf(group, bucket), count: bucket.doc_count }));
+  const buckets = answer.groups.buckets;
+  const known = buckets.map((bucket) => ({ key: keyOf(group, bucket), count: bucket.doc_count }));
   const unknown = includeUnknown && answer.none.doc_count > 0 ? [{ key: null, count: answer.none.doc_count }] : [];
+  // No row left over: every group came back, each with every row.
   const complete = (answer.groups.sum_other_doc_count ?? 0) === 0;
   // The estimate counts the "none" value of a field that has one (cycle 0) as a distinct value.
   const estimate = answer.groupsCount.value - (group.none !== undefined && answer.none.doc_count > 0 ? 1 : 0);
+  const errorBound = answer.groups.doc_count_error_upper_bound ?? 0;
+  const exact = complete || topIsExact(buckets, errorBound, limit, candidatesFor(limit));
+  const cover = exact ? undefined : coveringShardSize(answer.groupsCount.value);
   return {
     groups: rankGroups([...known, ...unknown], limit),
     groupsCount: (complete ? known.length : Math.max(estimate, known.length)) + unknown.length,
     groupsCountIsExact: complete,
+    groupsAreExact: exact,
+    ...(!exact && { groupsErrorBound: errorBound }),
+    ...(cover !== undefined && { cover }),
   };
 }
 
 /**
  * Groups whose keys are mapped through other records before counting (facts by the kind of
- * their source): every group of the first key is read, so the result is exact.
+ * their source): exact when every group of the first key was read (`first`), each exactly.
  */
-export function regroup(groups: Groups['groups'], mapKey: (key: GroupKey) => GroupKey, limit: number, includeUnknown: boolean): Groups {
+export function regroup(first: Groups, mapKey: (key: GroupKey) => GroupKey, limit: number, includeUnknown: boolean): Groups {
+  const { groups } = first;
+  const exact = first.groupsCountIsExact;
   const counts = new Map<GroupKey, number>();
   for (const { key, count } of groups) {
     const mapped = key === null ? null : mapKey(key);
@@ -180,7 +264,13 @@ export function regroup(groups: Groups['groups'], mapKey: (key: GroupKey) => Gro
   }
   if (!includeUnknown) counts.delete(null);
   const all = [...counts].map(([key, count]) => ({ key, count }));
-  return { groups: rankGroups(all, limit), groupsCount: all.length, groupsCountIsExact: true };
+  return {
+    groups: rankGroups(all, limit),
+    groupsCount: all.length,
+    groupsCountIsExact: exact,
+    groupsAreExact: exact,
+    ...(!exact && { groupsErrorBound: first.groupsErrorBound ?? 0 }),
+  };
 }
 
 /**

@@ -2,7 +2,8 @@
  * Answers `group_by` on a list route: the route's own query (filters, scope, `q`,
  * `since`/`until`) aggregated instead of paged (src/query/groups.ts), keys that are ids
  * labelled from their records, and the counts in `meta`: `count` (rows matched, exact: an
- * aggregation reads every row anyway), `groupsCount` and whether it is exact. Several
+ * aggregation reads every row anyway), `groupsCount` and whether it is exact, and whether the
+ * groups are (on several shards a second read makes them so; else `groupsErrorBound`). Several
  * groupings at once are facets: each counted under the route's other filters but not its own
  * (a chip of another type stays countable once one type is picked), answered by name, their
  * counts in `meta.facets`, all from one request (src/query/groups.ts: toFacetsBody).
@@ -92,29 +93,46 @@ function groupingBody(query: Query | undefined, by: Grouping, limit: number, inc
   return toGroupsBody(query, by.field, firstRead(by.field, limit, includeUnknown).size);
 }
 
-/** One grouping's groups (histogram buckets) and counts from its aggregations, keys mapped and labelled. */
-async function groupsFrom(reader: Reader, by: Grouping, aggregations: unknown, includeUnknown: boolean, limit: number): Promise<{ data: unknown[]; found: Groups }> {
+/**
+ * One grouping's groups (histogram buckets) and counts from its aggregations over `query`, keys
+ * mapped and labelled. Terms that could not be proven exact are read once more, with every
+ * shard sending all its terms (src/query/groups.ts: `cover`).
+ */
+async function groupsFrom(reader: Reader, index: IndexName, query: Query | undefined, by: Grouping, aggregations: unknown, includeUnknown: boolean, limit: number): Promise<{ data: unknown[]; found: Groups }> {
   if (by.kind === 'histogram') {
     const data = readHistogram(aggregations, by.field);
-    return { data, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true } };
+    return { data, found: { groups: data, groupsCount: data.length, groupsCountIsExact: true, groupsAreExact: true } };
   }
   const field = by.field;
   const first = firstRead(field, limit, includeUnknown);
   let found = readGroups(aggregations, field, first.size, first.unknown);
+  if (found.cover !== undefined) {
+    const whole = await reader.search(index, toGroupsBody(query, field, first.size, found.cover));
+    found = readGroups(whole.aggregations, field, first.size, first.unknown);
+  }
   if (field.through === 'sourceKind') {
     const kinds = await sourceKinds(reader, found.groups.flatMap((g) => (typeof g.key === 'string' ? [g.key] : [])));
-    found = regroup(found.groups, (key) => kinds.get(key as string) || null, limit, includeUnknown);
+    found = regroup(found, (key) => kinds.get(key as string) || null, limit, includeUnknown);
   }
   return { data: await labelled(reader, field, found.groups), found };
 }
+
+/** What `meta` says of a grouping's groups: how many, and whether they and their count are exact (else the bound). */
+const exactness = (found: Groups) => ({
+  groupsCount: found.groupsCount,
+  groupsCountIsExact: found.groupsCountIsExact,
+  groupsAreExact: found.groupsAreExact,
+  ...(found.groupsErrorBound !== undefined && { groupsErrorBound: found.groupsErrorBound }),
+});
 
 export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'meta'>, request: ListRequest<any>, groups: GroupRequest): Promise<void> {
   const reader = await requestReader(ctx, deps.search);
   const list = request.query(reader.generation);
   const { by, includeUnknown, limit } = groups;
   if (by.length === 1) {
-    const response = await reader.search(request.index, groupingBody(toQuery(list), by[0]!, limit, includeUnknown));
-    const { data, found } = await groupsFrom(reader, by[0]!, response.aggregations, includeUnknown, limit);
+    const query = toQuery(list);
+    const response = await reader.search(request.index, groupingBody(query, by[0]!, limit, includeUnknown));
+    const { data, found } = await groupsFrom(reader, request.index, query, by[0]!, response.aggregations, includeUnknown, limit);
     ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, found));
     return;
   }
@@ -128,17 +146,17 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   const facets = await Promise.all(
     by.map(async (grouping, i) => {
       const { aggregations, count } = readFacet(response.aggregations, names[i]!);
-      return { count, ...(await groupsFrom(reader, grouping, aggregations, includeUnknown, limit)) };
+      return { count, ...(await groupsFrom(reader, request.index, specs[i]!.query, grouping, aggregations, includeUnknown, limit)) };
     }),
   );
   ctx.body = toEnvelope(
     Object.fromEntries(facets.map((facet, i) => [names[i], facet.data])),
     listMeta(deps.meta, countOf(response.hits.total), {
-      facets: Object.fromEntries(facets.map((facet, i) => [names[i], { count: facet.count, groupsCount: facet.found.groupsCount, groupsCountIsExact: facet.found.groupsCountIsExact }])),
+      facets: Object.fromEntries(facets.map((facet, i) => [names[i], { count: facet.count, ...exactness(facet.found) }])),
     }),
   );
 }
 
 function groupsMeta(deps: Pick<RouteDeps, 'meta'>, total: Parameters<typeof countOf>[0], found: Groups) {
-  return { ...listMeta(deps.meta, countOf(total)), groupsCount: found.groupsCount, groupsCountIsExact: found.groupsCountIsExact };
+  return { ...listMeta(deps.meta, countOf(total)), ...exactness(found) };
 }

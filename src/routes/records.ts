@@ -249,13 +249,14 @@ export const SCHEMAS = {
     description: "A character's or tribe's `kills` and `losses`, or a system's `killmails`, and the first and last killmail's instant (null without any).",
     properties: {
       entity: closed({ id: text(), entityType: { type: 'string', enum: ['character', 'tribe', 'system'] } }),
+      exact: { type: 'boolean', description: 'Every count and list is exact, on any number of shards; `false` only where a list has more distinct values than one read covers.' },
       first: nullable('string'),
       last: nullable('string'),
       kills: ACTIVITY_SIDE,
       losses: ACTIVITY_SIDE,
       killmails: ACTIVITY_SIDE,
     },
-    required: ['entity', 'first', 'last'],
+    required: ['entity', 'exact', 'first', 'last'],
     additionalProperties: false,
   },
   Tombstone: {

@@ -37,7 +37,7 @@ describe('group_by with several fields', () => {
     expect(multi.data.kind).toEqual(kindAlone.data);
     expect(multi.data.module).toEqual(moduleAlone.data);
     expect(multi.data.cycle).toEqual(cycleAlone.data);
-    expect(multi.meta.facets.kind).toEqual({ count: kindAlone.meta.count, groupsCount: kindAlone.meta.groupsCount, groupsCountIsExact: kindAlone.meta.groupsCountIsExact });
+    expect(multi.meta.facets.kind).toEqual({ count: kindAlone.meta.count, groupsCount: kindAlone.meta.groupsCount, groupsCountIsExact: kindAlone.meta.groupsCountIsExact, groupsAreExact: kindAlone.meta.groupsAreExact });
     // meta.count: every filter applies, as the bundle says.
     const expected = events.filter((r) => r.environment === 'stillness' && r.kind === kind).length;
     expect(multi.meta.count).toBe(expected);

@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { type Key, groupsOf } from '../support/groups.ts';
+import { actorsOf, text } from '../support/killmail-labels.ts';
 import {
   type Bundle,
   type Scope,
@@ -67,35 +69,12 @@ const inEvents = (scope: Scope, where: (r: BundleRow) => boolean = () => true) =
   events.filter((r) => r.environment === 'stillness' && inScope(eventCycle(r), scope, b.currentCycle) && where(r));
 const inKillmails = (scope: Scope, where: (r: BundleRow) => boolean = () => true) =>
   killmails.filter((r) => r.environment === 'stillness' && inScope(cycleOfInstant(r.occurredAt), scope, b.currentCycle) && where(r));
-const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const ids = (rows: BundleRow[]) => rows.map((r) => r.id);
 
-/** The one killer of a kill: its resolved entity, else the killer character, else the NPC type id. */
-function killerOf(r: BundleRow): string | undefined {
-  const k = r.killer ?? {};
-  const character = text(r.killerCharacterId) ?? (k.entityType === 'character' ? (text(k.entityId) ?? text(k.rawId)) : undefined);
-  return text(k.entityId) ?? character ?? text(r.killerTypeId) ?? text(k.typeId);
-}
-const systemOf = (r: BundleRow) => text(r.systemId) ?? text(r.system?.entityId) ?? text(r.system?.rawId);
+const killerOf = (r: BundleRow) => actorsOf(r).killerId;
+const systemOf = (r: BundleRow) => actorsOf(r).systemId;
 /** NPC proof: an explicit killer type id, a killer resolved as NPC, or a sourced killer relation to an enemy. */
 const npcOf = (r: BundleRow) => text(r.killerTypeId) !== undefined || text(r.killer?.typeId) !== undefined || r.killer?.isNpc === true || npcByRelation.has(r.id);
-
-type Key = string | number | boolean | null;
-
-/** Groups as documented: count descending, then key ascending (null last), at most `limit`. */
-function groupsOf<T>(rows: T[], keyOf: (row: T) => Key | undefined, includeUnknown = false, limit = 200): { key: Key; count: number }[] {
-  const counts = new Map<Key, number>();
-  for (const row of rows) {
-    const key = keyOf(row) ?? null;
-    if (key === null && !includeUnknown) continue;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const order = (a: Key, c: Key) => (a === c ? 0 : a === null ? 1 : c === null ? -1 : typeof a === 'string' ? byteCompare(a, c as string) : a < c ? -1 : 1);
-  return [...counts]
-    .map(([key, count]) => ({ key, count }))
-    .sort((x, y) => y.count - x.count || order(x.key, y.key))
-    .slice(0, limit);
-}
 
 const entityName = (id: Key) => {
   const row = typeof id === 'string' ? entities.get(id) : undefined;

@@ -38,6 +38,8 @@ export interface TestGatewayOptions {
   name: string;
   scale?: number;
   seed?: number;
+  /** Events per entity in the bundle (the generator's default unless set). */
+  eventsPerEntity?: number;
   env?: Record<string, string>;
   /** Elasticsearch as the gateway reaches it (a proxy in front of the run's cluster); the load uses the cluster itself. */
   gatewayEsUrl?: string;
@@ -53,7 +55,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const esUrl = inject('esUrl');
   const work = await mkdtemp(path.join(tmpdir(), `gw-${options.name}-`));
   const bundleDir = path.join(work, 'bundle');
-  await writeBundle(bundleDir, { scale: options.scale ?? 2, seed: options.seed ?? 1 });
+  await writeBundle(bundleDir, { scale: options.scale ?? 2, seed: options.seed ?? 1, eventsPerEntity: options.eventsPerEntity });
   const prefix = uniquePrefix(options.name);
   // Every test file's requests come from 127.0.0.1, at test speed (fetch opens a connection per
   // request in flight): the per-client budget and connection cap are off unless a test sets
@@ -70,7 +72,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   });
   const client = createClient(esUrl, 120_000);
   const source = options.publish ? await options.publish(bundleDir) : bundleDir;
-  const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store: options.store });
+  const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, store: options.store });
   const running = await startServer(config, options.gatewayEsUrl ?? esUrl, { logDestination: options.logDestination });
   return {
     url: running.url,
@@ -79,7 +81,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     config,
     load,
     async loadNext(next, { store } = {}) {
-      const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, store });
+      const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, store });
       await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
       for (let waited = 0; waited < LIVE_CACHE_MS + WARM_MAX_MS + 2000; waited += 50) {
         const ready = await fetch(`${running.url}/v1/ready`).then((r) => r.json()).catch(() => undefined);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejected } from '../support/rejected.ts';
 import { cursorScope, decodeCursor, encodeCursor } from '../../src/query/cursor.ts';
-import { MAX_BUCKETS, readGroups, readHistogram, regroup, cycleGroup, keyword } from '../../src/query/groups.ts';
+import { type Groups, MAX_BUCKETS, MAX_SHARD_SIZE, type TermBucket, coveringShardSize, readGroups, readHistogram, regroup, cycleGroup, keyword, topIsExact } from '../../src/query/groups.ts';
 import { readValue } from '../../src/query/parameters.ts';
 import { EVENT_KIND, SINCE, UNTIL } from '../../src/query/route-parameters.ts';
 import { selectFields, selectParameter } from '../../src/query/select.ts';
@@ -67,6 +67,9 @@ describe('OR lists and select', () => {
   });
 });
 
+/** A first read's groups, every group read and exact. */
+const read = (groups: Groups['groups']): Groups => ({ groups, groupsCount: groups.length, groupsCountIsExact: true, groupsAreExact: true });
+
 describe('groups', () => {
   const answer = (buckets: [string | number, number, string?][], other: number, cardinality: number, none: number) => ({
     groups: { buckets: buckets.map(([key, doc_count, key_as_string]) => ({ key, doc_count, ...(key_as_string && { key_as_string }) })), sum_other_doc_count: other },
@@ -81,6 +84,7 @@ describe('groups', () => {
       groups: [{ key: 'a', count: 5 }, { key: 'b', count: 5 }, { key: 'c', count: 2 }],
       groupsCount: 3,
       groupsCountIsExact: true,
+      groupsAreExact: true,
     });
     const withUnknown = readGroups(aggs, kind, 200, true);
     expect(withUnknown.groups).toEqual([{ key: 'a', count: 5 }, { key: 'b', count: 5 }, { key: null, count: 4 }, { key: 'c', count: 2 }]);
@@ -98,16 +102,57 @@ describe('groups', () => {
 
   it('maps keys through other records before counting (facts by source kind)', () => {
     const kinds: Record<string, string> = { s1: 'chain_event', s2: 'chain_event', s3: 'world_api' };
-    const mapped = regroup([{ key: 's1', count: 2 }, { key: 's3', count: 3 }, { key: 's2', count: 2 }, { key: 'gone', count: 1 }], (k) => kinds[k as string] ?? null, 200, true);
-    expect(mapped).toEqual({ groups: [{ key: 'chain_event', count: 4 }, { key: 'world_api', count: 3 }, { key: null, count: 1 }], groupsCount: 3, groupsCountIsExact: true });
-    expect(regroup([{ key: 'gone', count: 1 }], () => null, 200, false).groups).toEqual([]);
+    const mapped = regroup(read([{ key: 's1', count: 2 }, { key: 's3', count: 3 }, { key: 's2', count: 2 }, { key: 'gone', count: 1 }]), (k) => kinds[k as string] ?? null, 200, true);
+    expect(mapped).toEqual({ groups: [{ key: 'chain_event', count: 4 }, { key: 'world_api', count: 3 }, { key: null, count: 1 }], groupsCount: 3, groupsCountIsExact: true, groupsAreExact: true });
+    expect(regroup(read([{ key: 'gone', count: 1 }]), () => null, 200, false).groups).toEqual([]);
+    // Not every source read: the kinds' counts may be short, and say so.
+    const cut = regroup({ ...read([{ key: 's1', count: 2 }]), groupsCountIsExact: false, groupsAreExact: false, groupsErrorBound: 1 }, (k) => kinds[k as string] ?? null, 200, true);
+    expect(cut).toMatchObject({ groupsCountIsExact: false, groupsAreExact: false, groupsErrorBound: 1 });
   });
 
   it('orders equal counts by the UTF-8 bytes of the keys, as Elasticsearch does, not by UTF-16 units', () => {
     // U+E000 is EE 80 80 in UTF-8 and U+1F600 is F0 9F 98 80; in UTF-16, U+1F600 starts with D83D < E000.
-    const groups = regroup([{ key: '\u{1F600}', count: 1 }, { key: '\uE000', count: 1 }, { key: 'z', count: 1 }], (k) => k, 200, false).groups;
+    const groups = regroup(read([{ key: '\u{1F600}', count: 1 }, { key: '\uE000', count: 1 }, { key: 'z', count: 1 }]), (k) => k, 200, false).groups;
     expect(groups.map((g) => g.key)).toEqual(['z', '\uE000', '\u{1F600}']);
     expect(['\u{1F600}', '\uE000'].sort()).toEqual(['\u{1F600}', '\uE000']);
+  });
+});
+
+describe('groups over several shards', () => {
+  // What Elasticsearch 8.19 answered for a Pareto-distributed keyword in 3 shards, shard_size 12:
+  // (key, count so far, its error); the whole answer's bound was 9. k009 truly holds 9, k012 7.
+  const merged: TermBucket[] = [
+    ['k001', 867, 0], ['k002', 242, 0], ['k003', 122, 0], ['k004', 73, 0], ['k005', 43, 0], ['k006', 38, 0],
+    ['k008', 18, 0], ['k007', 15, 0], ['k010', 11, 3], ['k009', 8, 3], ['k013', 7, 3], ['k012', 3, 6],
+  ].map(([key, doc_count, doc_count_error_upper_bound]) => ({ key: key as string, doc_count: doc_count as number, doc_count_error_upper_bound: doc_count_error_upper_bound as number }));
+
+  it('proves a top whose last count is above everything a shard may have left out', () => {
+    expect(topIsExact(merged, 9, 5, 12)).toBe(true);
+    expect(topIsExact(merged, 9, 8, 12)).toBe(true);
+  });
+
+  it('refuses a top that holds a count short of rows, or that a term left out might enter', () => {
+    // The 9th, k010, may be 3 rows short.
+    expect(topIsExact(merged, 9, 9, 12)).toBe(false);
+    // The 8th (15) is not above what a term no shard sent may hold (16).
+    expect(topIsExact(merged, 16, 8, 12)).toBe(false);
+    // Every count merged exact, but the merge kept all 12 candidates: one it cut may hold 3 + 13 = 16 ≥ 15.
+    expect(topIsExact(merged.map((b) => ({ ...b, doc_count_error_upper_bound: 0 })), 13, 8, 12)).toBe(false);
+    expect(topIsExact(merged.map((b) => ({ ...b, doc_count_error_upper_bound: 0 })), 13, 8, 13)).toBe(true);
+    // Fewer terms than asked for while a shard left some out.
+    expect(topIsExact(merged.slice(0, 4), 9, 5, 12)).toBe(false);
+  });
+
+  it('takes a bound of 0 (one shard, or every shard sent all its terms) as exact', () => {
+    expect(topIsExact(merged, 0, 12, 12)).toBe(true);
+  });
+
+  it('answers an unproven top with its bound and the shard size that covers the field', () => {
+    const answer = { groups: { buckets: merged, sum_other_doc_count: 1553, doc_count_error_upper_bound: 9 }, groupsCount: { value: 1300 }, none: { doc_count: 0 } };
+    expect(readGroups(answer, keyword('k'), 5, false)).toMatchObject({ groupsAreExact: true, groupsCountIsExact: false });
+    expect(readGroups(answer, keyword('k'), 10, false)).toMatchObject({ groupsAreExact: false, groupsErrorBound: 9, cover: coveringShardSize(1300) });
+    expect(coveringShardSize(1300)).toBeGreaterThanOrEqual(1300 * 1.05);
+    expect(coveringShardSize(MAX_SHARD_SIZE)).toBeUndefined();
   });
 });
 
