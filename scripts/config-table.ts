@@ -1,19 +1,30 @@
 /**
- * `npm run docs:config`: rewrites README.md's configuration table (between `<!-- config:begin -->`
- * and `<!-- config:end -->`) from the settings declared in src/config/; the rest of README.md is
- * left as it is. test/unit/config-table.test.ts fails while the two differ.
+ * `npm run docs:config`: rewrites the tables the docs hold that are generated from the code —
+ * README.md's configuration table (from the settings declared in src/config/) and
+ * docs/operations.md's table of what each request costs (from `COSTS` and every route of the
+ * router) — between their markers, the rest of each file as it was. test/unit/config-table.test.ts
+ * and test/unit/cost-table.test.ts fail while they differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../src/config.ts';
-import { withConfigTable } from '../src/config/table.ts';
+import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
+import { composeGateway } from '../src/compose.ts';
+import { withConfigTable, withGeneratedRegion } from '../src/config/table.ts';
+import { costTable } from '../src/limits/request-cost.ts';
+import { routesByCost } from '../src/routes/operation.ts';
 
-const file = path.join(PROJECT_ROOT, 'README.md');
-const readme = readFileSync(file, 'utf8');
-const updated = withConfigTable(readme);
-if (updated === readme) {
-  console.log('README.md: the configuration table is up to date');
-} else {
+function rewrite(name: string, make: (text: string) => string, what: string): void {
+  const file = path.join(PROJECT_ROOT, name);
+  const text = readFileSync(file, 'utf8');
+  const updated = make(text);
+  if (updated === text) return console.log(`${name}: ${what} is up to date`);
   writeFileSync(file, updated);
-  console.log('README.md: configuration table rewritten from src/config/');
+  console.log(`${name}: ${what} rewritten`);
 }
+
+rewrite('README.md', withConfigTable, 'the configuration table');
+// The router as production composes it; nothing is read, so no Elasticsearch needs to listen.
+const config = loadConfig({ LOG_LEVEL: 'silent' });
+const { router } = await composeGateway(config, 'http://127.0.0.1:9');
+rewrite('docs/operations.md', (text) => withGeneratedRegion(text, 'costs', costTable(routesByCost(router), config.exportConcurrency!)), 'the table of what each request costs');
+process.exit(0);

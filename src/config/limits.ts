@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { ConfigError, int, orOff, withoutCredentials } from './parse.ts';
 import { section } from './setting.ts';
 import type { RateLimit } from './types.ts';
+import { POINTS_IN_WORDS } from '../limits/request-cost.ts';
 
 /** 50 points per second per client, bursts of 100 (a detail read costs 1 point: src/limits/request-cost.ts). */
 export const DEFAULT_RATE_LIMIT = '50/100';
@@ -67,7 +68,7 @@ export const limits = section({
     default: DEFAULT_RATE_LIMIT,
     parse: parseRateLimit,
     meaning:
-      'per-client budget, `<rate>/<burst>`: `burst` points per window of `burst / rate` seconds (on average `rate` per second; `burst` a whole multiple of `rate`); a record costs 1 point, a list page 2, a search 3, `group_by` 5 — the cost class is declared with each route and read from the route matched; a path no route serves costs nothing and is a 404 (see *Operations*); a response-cache hit costs what a miss does; `off` turns it off',
+      `per-client budget, \`<rate>/<burst>\`: \`burst\` points per window of \`burst / rate\` seconds (on average \`rate\` per second; \`burst\` a whole multiple of \`rate\`); points: ${POINTS_IN_WORDS} (every route: docs/operations.md) — the cost class is declared with each route and read from the route matched; a path no route serves costs nothing and is a 404 (see *Operations*); a response-cache hit costs what a miss does; \`off\` turns it off`,
     readBy: ['gateway'],
   },
   rateLimitStore: {

@@ -6,8 +6,9 @@
 import { SECTIONS } from './sections.ts';
 import { type Setting, variablesOf } from './setting.ts';
 
-export const TABLE_BEGIN = '<!-- config:begin -->';
-export const TABLE_END = '<!-- config:end -->';
+/** The markers of a generated region named `name` in a Markdown file. */
+const markers = (name: string) => ({ begin: `<!-- ${name}:begin -->`, end: `<!-- ${name}:end -->` });
+export const { begin: TABLE_BEGIN, end: TABLE_END } = markers('config');
 
 const HEADER = ['| variable | default | meaning |', '|---|---|---|'];
 
@@ -49,21 +50,28 @@ export function configTable(settings: readonly Setting<unknown>[] = Object.value
   return [...HEADER, ...lines].join('\n');
 }
 
-function region(readme: string): { begin: number; end: number } {
-  const begin = readme.indexOf(TABLE_BEGIN);
-  const end = readme.indexOf(TABLE_END);
-  if (begin < 0 || end < begin) throw new Error(`README.md has no ${TABLE_BEGIN} … ${TABLE_END} region`);
-  return { begin: begin + TABLE_BEGIN.length + 1, end };
+function region(text: string, name: string): { begin: number; end: number } {
+  const { begin: open, end: close } = markers(name);
+  const begin = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (begin < 0 || end < begin) throw new Error(`no ${open} … ${close} region`);
+  return { begin: begin + open.length + 1, end };
+}
+
+/** What a file holds now in its region `name`. */
+export function generatedRegion(text: string, name: string): string {
+  const { begin, end } = region(text, name);
+  return text.slice(begin, end).replace(/\n$/, '');
+}
+
+/** The file with `content` in its region `name`, the rest as it was. */
+export function withGeneratedRegion(text: string, name: string, content: string): string {
+  const { begin, end } = region(text, name);
+  return `${text.slice(0, begin)}${content}\n${text.slice(end)}`;
 }
 
 /** The table README.md holds now, between the markers. */
-export function readmeTable(readme: string): string {
-  const { begin, end } = region(readme);
-  return readme.slice(begin, end).replace(/\n$/, '');
-}
+export const readmeTable = (readme: string): string => generatedRegion(readme, 'config');
 
 /** README.md with the generated table between the markers. */
-export function withConfigTable(readme: string): string {
-  const { begin, end } = region(readme);
-  return `${readme.slice(0, begin)}${configTable()}\n${readme.slice(end)}`;
-}
+export const withConfigTable = (readme: string): string => withGeneratedRegion(readme, 'config', configTable());

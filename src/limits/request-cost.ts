@@ -5,18 +5,9 @@
  * the gateway nothing more; the query only raises a list's class (`q`, `group_by`). Pure.
  *
  * Points follow what the request asks of Elasticsearch (a search costs it more than an entity
- * page, a page several times a document by id; a `group_by` aggregates every matching row):
- *
- * | class | requests | points |
- * |---|---|---|
- * | `document` | a record by id, an operations document, `/v1`, the OpenAPI document, autocomplete | 1 |
- * | `list` | a list page (`/v1/entities`, typed and current collections, events, killmails, sources, the provenance subroutes) | 2 |
- * | `search` | a list with `q`; an entity's `history` (four reads) | 3 |
- * | any list with `group_by` | facets and histograms | 5 per field asked for (up to 3) |
- * | any list with `id=a|b|…` | a batch of records | the list's points + 1 per 10 ids |
- * | `probe` | `/v1/health`, `/v1/ready` | 1, and 0 from loopback |
- * | `metrics` | `/metrics`, `/v1/metrics` (a scrape counts every index: some 30 Elasticsearch requests) | 5, and 0 from loopback |
- * | `download` | `/v1/exports/{file}`; any list with `format=csv\|ndjson` (the whole list as a file) | no points: downloads are limited by how many run at once |
+ * page, a page several times a document by id; a `group_by` aggregates every matching row).
+ * What each route costs is the table `costTable` writes from these numbers and the router
+ * (docs/operations.md, *What a request costs*; `npm run docs:config` rewrites it, a test checks it).
  *
  * A path no route answers costs nothing and is never refused: it is a 404 (static pages are
  * files served from memory). Probes are marked: they bypass admission control
@@ -34,6 +25,13 @@ export type Cost =
   | { kind: 'download' };
 
 export const COSTS = { document: 1, list: 2, search: 3, groupBy: 5, probe: 1, metrics: 5 } as const;
+/** Facets one `group_by` may ask for at once, each charged `COSTS.groupBy` (a fourth is a 400). */
+export const MAX_FACETS = 3;
+/** A batch (`id=a|b|…`) costs its list's points and one more per this many ids. */
+export const IDS_PER_POINT = 10;
+
+/** What a client is told the points are, in a sentence's words (the OpenAPI document, the settings table). */
+export const POINTS_IN_WORDS = `a record ${COSTS.document}, a list page ${COSTS.list}, a search ${COSTS.search}, \`group_by\` ${COSTS.groupBy} per field (up to ${MAX_FACETS})`;
 
 /**
  * Whether admission control turns this request away while it is saturated, before any work is
@@ -67,10 +65,33 @@ export function requestCost(costClass: CostClass | undefined, query: Record<stri
     case 'search': {
       if (present(query, 'format')) return { kind: 'download' };
       // `id=a|b|…`: a page, and a point for every 10 ids asked (100 ids: 12 points, against 100 for 100 records).
-      const perIds = present(query, 'id') ? Math.ceil(String(query.id).split('|').length / 10) : 0;
+      const perIds = present(query, 'id') ? Math.ceil(String(query.id).split('|').length / IDS_PER_POINT) : 0;
       // Each facet is an aggregation of its own.
-      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy * Math.min(3, String(query.group_by).split(',').length) + perIds };
+      if (present(query, 'group_by')) return { kind: 'points', points: COSTS.groupBy * Math.min(MAX_FACETS, String(query.group_by).split(',').length) + perIds };
       return { kind: 'points', points: (costClass === 'search' || present(query, 'q') ? COSTS.search : COSTS.list) + perIds };
     }
   }
+}
+
+/** The routes of one cost class, as the router has them (`{param}` paths). */
+export type RoutesByCost = ReadonlyMap<CostClass, readonly string[]>;
+
+const codes = (paths: readonly string[] = []) => paths.map((p) => `\`${p}\``).join(', ');
+
+/**
+ * The table of what each request costs, every route of the router in it (docs/operations.md);
+ * `downloadsAtOnce`: the default of EXPORT_CONCURRENCY.
+ */
+export function costTable(routes: RoutesByCost, downloadsAtOnce: number): string {
+  const rows: [string, string][] = [
+    [`a record or document: ${codes(routes.get('document'))}`, String(COSTS.document)],
+    [`a list page, or opening an event stream: ${codes(routes.get('list'))}`, `${COSTS.list}; ${COSTS.search} with \`q\``],
+    [`a search: ${codes(routes.get('search'))}`, String(COSTS.search)],
+    ['any list with `group_by` (facets and histograms)', `${COSTS.groupBy} per field (up to ${MAX_FACETS}), instead of the page's`],
+    ['any list with `id=a\\|b\\|…` (a batch)', `the list's points + 1 per ${IDS_PER_POINT} ids`],
+    [`a probe: ${codes(routes.get('probe'))}`, `${COSTS.probe}, and **0 from loopback** (never limited for local monitoring)`],
+    [`a scrape: ${codes(routes.get('metrics'))} (it counts every index: some 30 Elasticsearch requests)`, `${COSTS.metrics}, and **0 from loopback**`],
+    [`a download: ${codes(routes.get('download'))}, any list with \`format=csv\\|ndjson\``, `none: downloads are limited by how many one client runs at once (\`EXPORT_CONCURRENCY\`, ${downloadsAtOnce})`],
+  ];
+  return ['| request | points |', '|---|---|', ...rows.map(([request, points]) => `| ${request} | ${points} |`)].join('\n');
 }

@@ -19,6 +19,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { ApiError } from '../errors.ts';
 import { UNCYCLED } from '../indices/cycle.ts';
+import { MAX_FACETS } from '../limits/request-cost.ts';
 import type { Query, SearchBody } from './list.ts';
 import { literalPattern, queryParameter } from './parameters.ts';
 
@@ -89,8 +90,8 @@ export interface Groups {
 export const cycleGroup: GroupField = { name: 'cycle', field: 'cycle', type: 'integer', none: UNCYCLED };
 export const keyword = (name: string, field = name, labels?: GroupField['labels']): GroupField => ({ name, field, type: 'keyword', ...(labels && { labels }) });
 
-/** Facets one `group_by` may ask for at once. */
-export const MAX_FACETS = 3;
+/** Facets one `group_by` may ask for at once: each is charged as an aggregation of its own. */
+export { MAX_FACETS };
 
 /** The indexed fields a grouping's own filter restricts: a facet is counted without them. */
 export function ownFilterFields(grouping: Grouping): readonly string[] {

@@ -12,6 +12,7 @@
  */
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import type { ErrorCode } from '../errors.ts';
+import { POINTS_IN_WORDS } from '../limits/request-cost.ts';
 import type { AnyParameter } from '../query/parameters.ts';
 import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/route-parameters.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
@@ -26,7 +27,7 @@ const INFO_DESCRIPTION = [
   '',
   'JSON answers are `{data, meta, nextCursor?}`; a list with more rows has `nextCursor`: pass it back as `cursor`, with the same other parameters. Errors are `{error: {code, message, details?}, meta}`; a bad parameter is named in `details.parameter`.',
   '',
-  'Every client has a budget of points per window (a record 1, a list page 2, a search 3, `group_by` 5; downloads are limited by how many run at once): each answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11), and past the budget the answer is 429 `rate_limited` with `Retry-After`. When Elasticsearch is at capacity the gateway answers 503 `overloaded` with `Retry-After` at once instead of queueing.',
+  `Every client has a budget of points per window (${POINTS_IN_WORDS}; downloads are limited by how many run at once): each answer carries \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers-11), and past the budget the answer is 429 \`rate_limited\` with \`Retry-After\`. When Elasticsearch is at capacity the gateway answers 503 \`overloaded\` with \`Retry-After\` at once instead of queueing.`,
   '',
   `List routes also answer the whole filtered list as a file: \`format=csv\` or \`format=ndjson\` (at most ${DEFAULT_DOWNLOAD_MAX_ROWS.toLocaleString('en')} rows by default; \`X-Total-Count\`, \`X-Truncated\`).`,
   '',

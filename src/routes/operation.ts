@@ -11,7 +11,7 @@
 import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
 import { PATH_PARAMETERS } from '../query/route-parameters.ts';
 import { ApiError } from '../errors.ts';
-import type { CostClass } from '../limits/request-cost.ts';
+import type { CostClass, RoutesByCost } from '../limits/request-cost.ts';
 import type { AppContext, AppRouter } from './context.ts';
 import type { JsonSchema } from './records.ts';
 
@@ -126,3 +126,15 @@ export function templatePath(path: string): string {
 /** Shorthands for answers. */
 export const one = (data: JsonSchema, options: { degraded?: boolean } = {}): Answer => ({ kind: 'one', data, ...options });
 export const list = (data: JsonSchema): Answer => ({ kind: 'list', data });
+
+/** Every GET route of the router by its cost class, as `{param}` paths, in registration order. */
+export function routesByCost(router: AppRouter): RoutesByCost {
+  const routes = new Map<CostClass, string[]>();
+  for (const layer of router.stack) {
+    const operation = layer.methods.includes('GET') ? layer.stack.map(operationOf).find((o) => o !== undefined) : undefined;
+    if (!operation) continue;
+    const cost = costOf(operation);
+    routes.set(cost, [...(routes.get(cost) ?? []), templatePath(String(layer.path))]);
+  }
+  return routes;
+}

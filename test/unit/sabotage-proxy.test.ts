@@ -52,7 +52,7 @@ describe('the faulty proxy', () => {
 
   it('drops the last row of one since_indexed page, and no other page', () =>
     withProxy('page-skip', 0, async (proxy) => {
-      const page = async (path: string) => (await (await fetch(`${proxy.url}${path}`)).json()).data.map((r: { id: string }) => r.id);
+      const page = async (path: string) => ((await (await fetch(`${proxy.url}${path}`)).json()) as { data: { id: string }[] }).data.map((r: { id: string }) => r.id);
       expect(await page('/v1/events?limit=2')).toEqual(['a', 'b']);
       expect(await page('/v1/events?since_indexed=x')).toEqual(['a']);
       expect(await page('/v1/events?since_indexed=x')).toEqual(['a', 'b']);
