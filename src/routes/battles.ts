@@ -10,8 +10,7 @@
 import { ApiError } from '../errors.ts';
 import { toEnvelope } from '../http/envelope.ts';
 import type { BattleKill } from '../indices/battle-kills.ts';
-import { type Row, rowOfHit, rowsInDocValues, rowsOfIds } from '../indices/description.ts';
-import { killmails } from '../indices/timeline.ts';
+import { type Row, rowOfHit } from '../indices/description.ts';
 import {
   BATTLE_SORTS,
   DETAIL_KILLS,
@@ -96,13 +95,13 @@ export function battleRoutes(router: AppRouter, deps: RouteDeps): void {
     const kills = battleKillsOf(id, engagement, gapMs(gap));
     const battle = battleOf(kills, gap);
     const shown = kills.slice(0, DETAIL_KILLS).map((k) => k.id);
-    const { hits } = await reader.search('killmails', rowsOfIds(shown, rowsInDocValues(killmails.mapping)));
-    const rows = new Map(hits.hits.map((h) => rowOfHit(h)!).map((row) => [String(row.id), row]));
+    // Where the generation keeps a killmail's row is the reader's to know (src/search).
+    const rows = (await reader.getMany<{ row: Row }>('killmails', shown)).map(({ row }) => row);
     // `until` is exclusive: a millisecond past the last kill (another kill that close would be in the battle).
     const until = new Date(Date.parse(battle.endedAt) + 1).toISOString();
     const href = `/v1/killmails?environment=${encodeURIComponent(battle.environment)}&system=${encodeURIComponent(battle.systemId)}&since=${encodeURIComponent(battle.startedAt)}&until=${encodeURIComponent(until)}&cycles=all&sort=occurredAt:asc`;
     ctx.body = toEnvelope(
-      { battle, killmails: shown.flatMap((k) => rows.get(k) ?? []), killmailsTruncated: battle.killCount > shown.length, killmailsHref: href },
+      { battle, killmails: rows, killmailsTruncated: battle.killCount > shown.length, killmailsHref: href },
       deps.meta,
     );
   });
