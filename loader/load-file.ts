@@ -39,7 +39,7 @@ import { updateStillPays } from './plan.ts';
 import type { ParsePool, PooledBlock } from './parse-pool.ts';
 import type { PreviousIndex } from './previous-index.ts';
 import type { FileProgress } from './progress.ts';
-import { type Integrity, type Line, type LineChunk, linesOf, readChunks } from './read-lines.ts';
+import { type Integrity, type LineChunk, type RowLine, blankRow, readChunks, rowLinesOf } from './read-lines.ts';
 import { type BulkItem, sendBulk } from './bulk-sender.ts';
 import { type BuiltRow, bulkLines, parseRow } from './row-document.ts';
 import type { Semaphore } from './semaphore.ts';
@@ -121,6 +121,8 @@ interface Pending extends BulkItem {
 
 /** Chunks of a file on the parse pool or waiting for it, at most: keeps the workers busy, and bounds the bytes held (a megabyte read, about as much built, each). */
 const MAX_CHUNKS_AHEAD = 8;
+/** The digest a blank line stands with: it has no entry, and nothing looks it up. */
+const NO_DIGEST = Buffer.alloc(0);
 
 /** A worker's block of documents as one bulk item; each document can still stand alone (retries, refusals). */
 function blockItem(block: PooledBlock): Pending {
@@ -189,27 +191,17 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
   /** Chunks of lines (one, or a stitched line and the chunk after it) → their bulk items; their blocks go into the line index. */
   async function itemsOf(chunks: LineChunk[]): Promise<Pending[]> {
     signal?.throwIfAborted();
-    const lines: (Line & { digest: Buffer; end: number; cutter?: BlockCutter })[] = [];
+    // Every raw line, blank ones too: a line index records each where it stands, in order.
+    const raw: (RowLine & { digest: Buffer; cutter?: BlockCutter })[] = [];
     const cutters: BlockCutter[] = [];
     for (const chunk of chunks) {
-      const batch = linesOf(chunk, file.path);
       const cutter = lineIndex ? new BlockCutter(chunk.bytes) : undefined;
       if (cutter) cutters.push(cutter);
-      for (let i = 0; i < batch.length; i++) {
-        const { text, bytes, line } = batch[i]!;
-        // Where the raw line ends in the chunk (after its `\n`): where the next one starts.
-        const end = i + 1 < batch.length ? batch[i + 1]!.bytes.byteOffset - chunk.bytes.byteOffset : chunk.bytes.length;
-        if (text.trim() === '') {
-          // The registry's verifier refuses blank lines only in the files it shape-checks.
-          if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
-          blankLines += 1;
-          cutter?.line(end, undefined);
-          continue;
-        }
-        lines.push({ text, bytes, line, digest: lineDigest(bytes), end, cutter });
-      }
+      for (const line of rowLinesOf(chunk, file.path, shapeChecked)) raw.push({ ...line, digest: line.blank ? NO_DIGEST : lineDigest(line.bytes), cutter });
     }
+    const lines = raw.filter((l) => !l.blank);
     rows += lines.length;
+    blankLines += raw.length - lines.length;
     // An update without a line index: lines the clone already holds, byte for byte, are neither
     // parsed nor sent — unless their id came before in the file (then the last line must win: it is sent).
     const kept = update && previous && lines.length > 0 ? await previous.unchanged(lines.map((l) => rowHashText(l.digest))) : undefined;
@@ -217,7 +209,11 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     // surviving awaits into the old generation (that alone took the loader's RSS up by ~100 MB).
     const items: Pending[] = [];
     const waiting: Waiting[] = [];
-    for (const { text, bytes, line, digest, end, cutter } of lines) {
+    for (const { text, bytes, line, digest, end, cutter, blank } of raw) {
+      if (blank) {
+        cutter?.line(end, undefined);
+        continue;
+      }
       const hash = rowHashText(digest);
       const known = kept?.get(hash);
       if (known !== undefined && !ids!.add(known)) {
@@ -278,11 +274,9 @@ export async function loadJsonlFile(options: LoadFileOptions): Promise<FileLoadR
     const stream = readChunks(file, { signal });
     integrity = () => stream.integrity();
     let waiting: Waiting[] = [];
-    const matcher = new LineMatcher(old, lineIndex, file.path, ({ text, bytes, line, digest }) => {
-      if (text.trim() === '') {
-        if (shapeChecked) throw new LoadError('blank line', { file: file.path, line });
-        return undefined;
-      }
+    const matcher = new LineMatcher(old, lineIndex, file.path, (found) => {
+      if (blankRow(found, file.path, shapeChecked)) return undefined;
+      const { text, bytes, line, digest } = found;
       const built = toDocument(text, line);
       waiting.push({ ...built, bytes, line, hash: rowHashText(digest) });
       return built.doc.id;

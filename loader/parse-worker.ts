@@ -12,7 +12,7 @@ import type { IndexDescription, LoadContext } from '../src/indices/description.t
 import { LoadError } from './errors.ts';
 import { BlockCutter, encodeBlocks, entryOf, lineDigest, rowHashText } from './line-index.ts';
 import type { ParseReply, ParseRequest, PooledBlock, PooledLineIndex } from './parse-pool.ts';
-import { linesOf } from './read-lines.ts';
+import { rowLinesOf } from './read-lines.ts';
 import { type BuiltRow, bulkLines, parseRow } from './row-document.ts';
 
 const { cycleStarts } = workerData as { cycleStarts: readonly CycleStart[] };
@@ -50,14 +50,8 @@ function parse(request: ParseRequest): Parsed {
   const chunk = Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength);
   const parsed: Parsed = { request, description, built: [], bytes: [], lines: [], hashes: [], rows: 0, blankLines: 0 };
   const cutter = request.lineIndex ? new BlockCutter(chunk) : undefined;
-  const lines = linesOf({ bytes: chunk, firstLine: request.firstLine, lines: 0 }, request.file);
-  for (let i = 0; i < lines.length; i++) {
-    const { text, bytes, line } = lines[i]!;
-    // Where the raw line ends in the chunk (after its `\n`): where the next one starts.
-    const end = i + 1 < lines.length ? lines[i + 1]!.bytes.byteOffset - chunk.byteOffset : chunk.length;
-    if (text.trim() === '') {
-      // The registry's verifier refuses blank lines only in the files it shape-checks.
-      if (shapeChecked) throw new LoadError('blank line', { file: request.file, line });
+  for (const { text, bytes, line, end, blank } of rowLinesOf({ bytes: chunk, firstLine: request.firstLine, lines: 0 }, request.file, shapeChecked)) {
+    if (blank) {
       parsed.blankLines += 1;
       cutter?.line(end, undefined);
       continue;

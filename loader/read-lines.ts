@@ -114,6 +114,36 @@ export function linesOf(chunk: LineChunk, name: string): Line[] {
   return lines;
 }
 
+/** A line of a row file, where it ends in its chunk (after its `\n`: where the next one starts), and whether it is blank (`blankRow`). */
+export interface RowLine extends Line {
+  end: number;
+  blank: boolean;
+}
+
+/**
+ * Whether a line is blank, by the one rule of every reader of row files (the file loader, the
+ * parse workers, the line matcher): the registry's verifier refuses blank lines only in the files
+ * it shape-checks (a LoadError naming `name:line`); elsewhere a blank line is no row.
+ */
+export function blankRow({ text, line }: Line, name: string, shapeChecked: boolean): boolean {
+  if (text.trim() !== '') return false;
+  if (shapeChecked) throw new LoadError('blank line', { file: name, line });
+  return true;
+}
+
+/**
+ * The lines of a chunk of a row file (`linesOf`), in order, each with where it ends and whether it
+ * is blank: no row, but a raw line a line index records where it stands.
+ */
+export function rowLinesOf(chunk: LineChunk, name: string, shapeChecked: boolean): RowLine[] {
+  const lines = linesOf(chunk, name);
+  return lines.map((line, i) => ({
+    ...line,
+    end: i + 1 < lines.length ? lines[i + 1]!.bytes.byteOffset - chunk.bytes.byteOffset : chunk.bytes.length,
+    blank: blankRow(line, name, shapeChecked),
+  }));
+}
+
 function decode(bytes: Buffer, line: number, name: string): Line {
   const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
   const content = bytes.subarray(0, end);

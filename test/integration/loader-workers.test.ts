@@ -5,6 +5,7 @@
  * live generation on a reload; a bad line is refused with its file and line, and nothing of the
  * failed load stays behind.
  */
+import { createHash } from 'node:crypto';
 import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, readRows } from '../../generator/read-bundle.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { LoadError } from '../../loader/errors.ts';
-import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
+import { HEADER_BYTES, lineIndexDir, lineIndexPath } from '../../loader/line-index.ts';
+import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';
 import { IDENTITY, distinctIds } from '../support/bundle-counts.ts';
@@ -40,6 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await deleteIndices(client, prefix);
+  await deleteIndices(client, `${prefix}-thread`);
   await client.close();
   await rm(work, { recursive: true, force: true });
 });
@@ -101,5 +104,34 @@ describe('a load through the parse pool', () => {
     const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
     expect((error as LoadError).message).toMatch(/^sources\.jsonl:3: Elasticsearch refused the row \(document_parsing_exception: .*Duplicate field 'title'/);
     expect(Object.keys(await client.indices.get({ index: `${prefix}-*` })).sort()).toEqual(indicesBefore);
+  });
+
+  it("cuts the same line index of a file with blank lines on the workers as on the loader's thread", async () => {
+    const dir = path.join(work, 'blanks');
+    await cp(bundle, dir, { recursive: true });
+    // A blank line after every tenth of a file the registry's verifier does not shape-check.
+    const file = path.join(dir, 'relations.jsonl');
+    const text = (await readFile(file, 'utf8')).split('\n').map((line, i) => (i % 10 === 9 && line !== '' ? `${line}\n` : line)).join('\n');
+    await writeFile(file, text);
+    const manifestFile = path.join(dir, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    const entry = manifest.files.find((f: { path: string }) => f.path === 'relations.jsonl');
+    // The manifest counts a file's lines, blank ones too.
+    const blanks = text.split('\n').length - (await readFile(path.join(bundle, 'relations.jsonl'), 'utf8')).split('\n').length;
+    expect(blanks).toBeGreaterThan(1);
+    Object.assign(entry, { sha256: createHash('sha256').update(text).digest('hex'), sizeBytes: Buffer.byteLength(text), rowCount: entry.rowCount + blanks });
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    /** The line index the load wrote for its relations index, without its header (which names the index). */
+    const body = async (p: string, summary: LoadSummary) => {
+      const index = summary.indices.find((r) => r.name === 'relations')!.index;
+      return (await readFile(lineIndexPath(lineIndexDir(path.join(work, 'data'), p), index))).subarray(HEADER_BYTES);
+    };
+    const pooled = await loadBundle(dir, options({ force: true }));
+    expect(pooled.files.find((f) => f.file === 'relations.jsonl')?.pooled).toBe(true);
+    const threaded = await loadBundle(dir, options({ prefix: `${prefix}-thread`, workers: 0 }));
+    expect(threaded.files.find((f) => f.file === 'relations.jsonl')?.pooled).toBeFalsy();
+    expect((await body(`${prefix}-thread`, threaded)).equals(await body(prefix, pooled)), 'the same blocks, blank lines where they stand').toBe(true);
+    const { ids } = await distinctIds(dir, 'relations');
+    expect((await client.count({ index: aliasName(`${prefix}-thread`, 'relations') })).count).toBe(ids.size);
   });
 });
