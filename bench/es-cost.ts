@@ -172,7 +172,7 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
     fixed(`/v1/current/systems?limit=${LIMIT}`, 'current_entities'),
     fixed(`/v1/sources?limit=${LIMIT}`, 'sources'),
   ];
-  // Activity (issue 48): the characters and systems most killmails name, rotated, computed each time.
+  // Activity: the characters and systems most killmails name, rotated, computed each time.
   const killmails = (await readAllRows(dir, 'killmails.jsonl')).filter((r) => r.environment === 'stillness');
   const most = (ids: unknown[]) => {
     const counts = new Map<string, number>();
@@ -183,7 +183,7 @@ export async function benchEsCost(options: { client: Client; esUrl: string; conf
     { route: '/v1/entities/<character>/activity', index: 'killmails', paths: most(killmails.map((r) => r.victimCharacterId)), uncached: true },
     { route: '/v1/entities/<system>/activity', index: 'killmails', paths: most(killmails.map((r) => r.systemId)), uncached: true },
   );
-  // Battles (issue 48): the first page, at the default gap and the widest, and an entity's battles.
+  // Battles: the first page, at the default gap and the widest, and an entity's battles.
   const involvedIn = most(killmails.map((r) => r.victimCharacterId)).map((p) => p.replace(/^\/v1\/entities\/(.*)\/activity$/, '$1'));
   all.push(
     fixed(`/v1/battles?limit=${LIMIT}`, 'battle_kills'),

@@ -10,7 +10,7 @@
  * 4. a bundle of other data (another seed, same scale: nearly every row changed) over the next
  *    export, as the planner decides, against the same bundle forced (built) over the same live
  *    generation — rolled back to between the two (goal: ≤ 1.05×: where reuse would not pay, the
- *    plan builds; issue 38 measured the update path at 1.7×);
+ *    plan builds; the update path was measured at 1.7×);
  * 5. a full load from the object store (moto on loopback, SigV4 checked, the registry's pointer
  *    layout) against the full load from a directory;
  * 6. the follow lag: a follower (`npm run load -- --follow`, checking every second) on that store;

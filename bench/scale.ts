@@ -8,7 +8,7 @@
  * Latencies are taken once the cluster has no merge running (steady state), in interleaved
  * rounds, and averaged.
  *
- * Query power (issue 15), at each size: `group_by=kind` and `group_by=occurredAt:day` over every
+ * Query power, at each size: `group_by=kind` and `group_by=occurredAt:day` over every
  * event, and what `meta.count` costs: the first page of the default scope as Elasticsearch
  * request sent directly with no count, with the gateway's count (exact up to 100,000 rows, a
  * lower bound beyond) and with an exact count of every row.

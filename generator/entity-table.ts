@@ -66,7 +66,7 @@ export interface EntityTable {
   readonly killmailInFight: Uint8Array;
 }
 
-/** Share of killmails that follow the next newer one into its fight: the registry's kills come in fights (battles, issue 48). */
+/** Share of killmails that follow the next newer one into its fight: the registry's kills come in fights (battles). */
 const FIGHT_SHARE = 0.35;
 
 function expand(mix: readonly (readonly [EntityType, number])[]): EntityType[] {

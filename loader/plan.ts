@@ -86,7 +86,7 @@ export interface ReuseEstimate {
  * Costs of an update's steps, in units of one row built. An update hashes every line and looks
  * the hashes up in the live index (LOOKUP a row), writes each new or changed row into a clone
  * that already holds the old one — a replace: a delete and a write, more merging (WRITE a row)
- * — and deletes the rows that left after a scan (REMOVE a row). Fitted to issue 38's loads of the
+ * — and deletes the rows that left after a scan (REMOVE a row). Fitted to the measured loads of the
  * 1.5 M-row bundle: a load whose every row changed took 1.7× a build through the update path
  * (LOOKUP + WRITE + REMOVE), and the events-only next export, every row but 0.75 % unchanged,
  * about a third of the events' build (LOOKUP).

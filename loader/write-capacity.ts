@@ -2,7 +2,7 @@
  * How hard a load may drive the cluster: bulk requests in flight across all files, and files
  * loading side by side, from the write thread pools of its data nodes (`GET _nodes/thread_pool`).
  * A bulk request is written by one write thread per shard it touches; fewer requests in flight
- * than threads leave threads idle (issue 38: 3 in flight kept 2 of 16 cores busy).
+ * than threads leave threads idle (3 in flight kept 2 of 16 cores busy).
  */
 import type { Client } from '@elastic/elasticsearch';
 

@@ -1,5 +1,5 @@
 /**
- * The response cache and single flight of JSON reads (issue 23). A generation never changes, so
+ * The response cache and single flight of JSON reads. A generation never changes, so
  * the same request gets the same answer until the next alias swap: the answer is kept, encoded,
  * under the live generation and the canonical request — route, query as validated, the encoding
  * negotiated — and a repeat costs no Elasticsearch request, no serialisation and no compression.

@@ -1,5 +1,5 @@
 /**
- * Battles (issue 48) start here: an index the loader derives from the generation's killmails,
+ * Battles start here: an index the loader derives from the generation's killmails,
  * once they are loaded, rather than from a bundle file. A battle is a run of killmails of one
  * system whose consecutive times lie within a gap of each other (`gap=`, 5 to 60 minutes), two
  * kills at least. Each killmail of a system is kept with the time since the one before it and

@@ -1,5 +1,5 @@
 /**
- * Rows that left, and rows that changed (issue 48): what a mirror that follows `since_indexed`
+ * Rows that left, and rows that changed: what a mirror that follows `since_indexed`
  * needs beyond the rows first seen since. For each index that keeps them (`tombstones` in its
  * description: entities, events, killmails) a **changes index** beside the generations holds one
  * document per id whose row a load removed or changed, written by that load:

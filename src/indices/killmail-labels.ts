@@ -1,5 +1,5 @@
 /**
- * Killmail labels and proof (issue 48), derived once when a generation is loaded and kept with
+ * Killmail labels and proof, derived once when a generation is loaded and kept with
  * the killmail's list view, so that `label=` filters lists, streams and downloads:
  *
  * - `npc`: the killer is an NPC (a killer type id, `isNpc`, or a sourced `killer` relation to an

@@ -1,5 +1,5 @@
 /**
- * Battles (issue 48), pure: the searches of `/v1/battles` and `/v1/battles/{id}` over the derived
+ * Battles, pure: the searches of `/v1/battles` and `/v1/battles/{id}` over the derived
  * battle_kills index (src/indices/battle-kills.ts), and the battles and their sides from what
  * those searches return.
  *

@@ -1,5 +1,5 @@
 /**
- * `/v1/battles` and `/v1/battles/{id}` (issue 48): killmails of one system within `gap` minutes
+ * `/v1/battles` and `/v1/battles/{id}`: killmails of one system within `gap` minutes
  * of each other, read from the battle_kills index the loader derives from the killmails
  * (src/indices/battle-kills.ts), split and given sides by src/query/battles.ts.
  *

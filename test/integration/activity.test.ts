@@ -1,5 +1,5 @@
 /**
- * `/v1/entities/{idOrSlug}/activity` against a real Elasticsearch (issue 48): for the busiest
+ * `/v1/entities/{idOrSlug}/activity` against a real Elasticsearch: for the busiest
  * character, tribe and system of a bundle, every count, loss type, top list and the 7 × 24 grid
  * equal a computation over the bundle files (killmails, and the `belongs_to` relations for
  * tribes), in one request to Elasticsearch; another entity type is a 400.

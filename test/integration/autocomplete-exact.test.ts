@@ -1,6 +1,6 @@
 /**
  * `/v1/autocomplete` sends no exact id or slug lookup for text with no `:` or `-`, but only
- * while every id of the live generation has a `:` and every slug a `-` (issue 23; the export
+ * while every id of the live generation has a `:` and every slug a `-` (the export
  * format promises the first, not the second), counted once per generation. Here the registry's
  * next export publishes one slug without a dash: once it is live, typing that slug must answer
  * its entity first. The slug is a word no name starts with, so only the exact lookup can find

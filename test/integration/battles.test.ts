@@ -1,5 +1,5 @@
 /**
- * `/v1/battles` and `/v1/battles/{id}` against a real Elasticsearch (issue 48). The generated
+ * `/v1/battles` and `/v1/battles/{id}` against a real Elasticsearch. The generated
  * bundle's next export adds killmails that form known battles — a chain of kills just under the
  * gap then just over it, a three-tribe fight with an NPC kill and a character without a tribe,
  * a lone kill — and every answer is compared with a computation over the export's files

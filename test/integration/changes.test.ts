@@ -1,5 +1,5 @@
 /**
- * Rows that left, and rows that changed (issue 48) against a real Elasticsearch: a mirror that
+ * Rows that left, and rows that changed against a real Elasticsearch: a mirror that
  * walks `since_indexed` with `include=removed` across exports that add, change and remove rows
  * ends equal to the last export, row for row; a removed record answers 410 with `removedAt`
  * (404 stays for ids never seen); a stream with `include=removed` sends the same changes; a

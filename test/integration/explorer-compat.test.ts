@@ -3,7 +3,7 @@
  * sends — every tab it offers (src/config/site.ts) with its form's parameters (`q`, `cycles`,
  * `environment`, `limit`, `profile=known` on current characters), and the detail reads of a row
  * it opens — answers the same `data`, page after page through `nextCursor`, as main answered
- * before the query-power work (issue 15), recorded in test/fixtures/explorer/answers.json.
+ * before the query-power work, recorded in test/fixtures/explorer/answers.json.
  *
  * Each page is kept as its row ids and a SHA-256 of its `data`, so any change to a row, its order
  * or the page boundaries fails. `RECORD_EXPLORER_FIXTURES=1` rewrites the fixture (only ever

@@ -1,5 +1,5 @@
 /**
- * Killmail labels and proof against a real Elasticsearch (issue 48): every killmail answers the
+ * Killmail labels and proof against a real Elasticsearch: every killmail answers the
  * labels a computation over the bundle files gives (killmails, and the relations that prove NPC
  * kills and tribes), `label=` filters the list, its download and the stream to exactly those, and each proof
  * names the chain event the export names, with its transaction digest.

@@ -148,7 +148,7 @@ describe('an update over the live index’s line index', () => {
     expect(rowHashSearches).toBe(2);
   });
 
-  it('records the rows that left and those that changed, from what the merge found (issue 48)', async () => {
+  it('records the rows that left and those that changed, from what the merge found', async () => {
     const [before, after] = [lastPerId(await lines(a)), lastPerId(await lines(b))];
     const live = await liveDoc();
     const found = await client.search({ index: live.changes!.events!, size: 1000, docvalue_fields: ['id', 'row'], _source: false });

@@ -26,13 +26,13 @@ const TYPED: Record<string, string> = {
 const README_PARAMETERS = [
   'q', 'type', 'entityType', 'profile', 'environment', 'cycles', 'cycle', 'limit', 'cursor', 'kind', 'module', 'package_id', 'transaction_digest',
   'source_id', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'loss_type',
-  // Query power (issue 15).
+  // Query power.
   'since', 'until', 'sort', 'select', 'group_by', 'include_unknown', 'confidence',
-  // The freshness loop (issue 21).
+  // The freshness loop.
   'since_indexed', 'updated_since',
-  // Client power (issue 22).
+  // Client power.
   'id', 'involved', 'side', 'format',
-  // Battles, rows that left (issue 48).
+  // Battles, rows that left.
   'gap', 'include',
 ];
 

@@ -1,5 +1,5 @@
 /**
- * Query power (issue 15) against a real Elasticsearch: `meta.count`, `group_by` (groups,
+ * Query power against a real Elasticsearch: `meta.count`, `group_by` (groups,
  * labels, unknown groups, histograms), `since`/`until`, OR lists, `sort`, `select` and
  * `/v1/autocomplete`. Every expected count, group, bucket and range is computed here from the
  * bundle files, with the rules of the export format and the README, never read back from

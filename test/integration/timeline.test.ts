@@ -206,7 +206,7 @@ describe('/v1/killmails', () => {
   });
 });
 
-describe('edited cursors (issue 11: 500s before)', () => {
+describe('edited cursors', () => {
   /** The cursor's payload and MAC, as the README documents them: `<base64url JSON>.<base64url HMAC-SHA256, 16 bytes>`. */
   const split = (cursor: string) => {
     const [payload, tag] = cursor.split('.') as [string, string];

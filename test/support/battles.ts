@@ -1,5 +1,5 @@
 /**
- * Battles as a computation over the bundle files gives them (issue 48; the gateway's rule is
+ * Battles as a computation over the bundle files gives them (the gateway's rule is
  * README *Battles* and src/query/battles.ts): killmails.jsonl grouped by environment and system,
  * ordered by instant then id, cut where the next one comes more than the gap after, runs of two
  * or more; sides from the `belongs_to` relations and the NPC proofs of expectedLabels.

@@ -58,7 +58,7 @@ export function expectError(res: { status: number; body: any }, status: number, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cycle scope (issue 4 "Scoping, exactly as the specification says")
+// Cycle scope, exactly as the specification says
 
 /** `default` = current cycle + uncycled; `current` = strictly current; `all`; or a list of cycles. */
 export type Scope = 'default' | 'current' | 'all' | number[];

@@ -1,5 +1,5 @@
 /**
- * The labels a computation over the bundle files gives each killmail (issue 48; the gateway's
+ * The labels a computation over the bundle files gives each killmail (the gateway's
  * rule is src/indices/killmail-labels.ts): from killmails.jsonl and the relations that prove NPC
  * kills (`killer` → an enemy) and tribes (`belongs_to` → a tribe).
  */

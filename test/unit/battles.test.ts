@@ -1,5 +1,5 @@
 /**
- * The pure parts of battles (issue 48): the derived rows of an engagement (gaps, which killmails
+ * The pure parts of battles: the derived rows of an engagement (gaps, which killmails
  * can start a battle, who is involved onward), the split of an engagement at a gap, and sides.
  */
 import { describe, expect, it } from 'vitest';

@@ -24,7 +24,7 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['events-filtered', 'events', b.toEventListBody!({ ...list, kind: ['killmail.created'], module: ['killmail'], packageId: ['0x1'], transactionDigest: ['T1'], sourceId: ['s'] }, 6)],
     ['events-search-after', 'events', b.toEventListBody!({ ...list, q: 'character.created', scope: { kind: 'all' } }, 6, { after: ['2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
     ['killmails-filtered', 'killmails', b.toKillmailListBody!({ ...list, system: ['system:stillness:1'], victim: ['v'], killer: ['94411'], reporter: ['r'], npc: true }, 6)],
-    // Query power (issue 15): ranges, lists, orders, counts, groups, autocomplete.
+    // Query power: ranges, lists, orders, counts, groups, autocomplete.
     ['events-range-asc-counted', 'events', b.toEventListBody!({ ...list, kind: ['a.b', 'c.d'], since: { at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true }, until: { at: '2026-06-02T00:00:00.000000000Z', onNanosecond: false }, sort: 'occurredAt:asc' }, 6, { count: 100000 })],
     ['events-asc-search-after', 'events', b.toEventListBody!({ ...list, sort: 'occurredAt:asc' }, 6, { after: ['2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
     ['entities-updated-counted', 'entities', b.toEntityListBody!({ ...list, sort: 'updatedAt:desc' }, 6, { count: true })],
@@ -35,11 +35,11 @@ export function queryCases(b: Builders): [string, string, SearchBody][] {
     ['histogram-events-week', 'events', b.toHistogramBody!(b.toEventListBody!({ ...list, scope: { kind: 'all' } }, 6).query, { name: 'occurredAt:week', field: 'occurredAt', interval: 'week' })],
     ['source-kinds', 'entity_sources', b.toSourceKindsBody!(['source:community:reports:stillness', 'source:x'])],
     ['autocomplete', 'entities', b.toAutocompleteBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character'] }, 6)],
-    // The freshness loop (issue 21) and autocomplete from the completion suggester (issue 23).
+    // The freshness loop and autocomplete from the completion suggester.
     ['events-first-seen-after', 'events', b.toEventListBody!({ ...list, scope: { kind: 'all' }, sort: 'indexedAt:asc', sinceIndexed: { at: '2026-06-30T05:10:00.000000000Z', onNanosecond: true } }, 6, { after: ['2026-06-30T05:12:00.000000000Z', '2026-06-28T10:56:59.000000000Z', 'event:x:0'] })],
     ['entities-updated-since', 'entities', b.toEntityListBody!({ ...list, sort: 'updatedAt:desc', updatedSince: { at: '2026-06-01T00:00:00.000000000Z', onNanosecond: true } }, 6)],
     ['autocomplete-suggest', 'entities', b.toSuggestBody!({ q: 'Vesna Ko', environment: 'stillness', scope: { kind: 'default' }, entityType: ['character', 'tribe'] }, 6)],
-    // Text that cannot be an id or slug (issue 23): the suggester alone, and no exact tier.
+    // Text that cannot be an id or slug: the suggester alone, and no exact tier.
     ['autocomplete-suggest-no-exact', 'entities', b.toSuggestBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
     ['autocomplete-no-exact', 'entities', b.toAutocompleteBody!({ q: 'vesna ko', environment: 'stillness', scope: { kind: 'default' }, exact: false }, 6)],
     ['autocomplete-unseparated-ids', 'entities', b.unseparatedIds!()],

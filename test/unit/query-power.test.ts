@@ -1,5 +1,5 @@
 /**
- * The pure parts of query power (issue 15): instants of `since`/`until`, OR lists, `select`,
+ * The pure parts of query power: instants of `since`/`until`, OR lists, `select`,
  * groups and histograms read from aggregation answers, and the count a cursor carries.
  */
 import { describe, expect, it } from 'vitest';
