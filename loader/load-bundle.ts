@@ -119,7 +119,7 @@ export interface LoadSummary {
   seconds: number;
   /** Generations deleted after the swap. */
   dropped: string[];
-  /** Seconds each step took, in order (plan, files, documents, check, copy, live): where a load's time goes. */
+  /** Seconds each step took, in order (plan, files, documents, check, changes, line index, copy, live): where a load's time goes. */
   steps: Record<string, number>;
 }
 
