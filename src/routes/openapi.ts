@@ -135,7 +135,7 @@ const LIST_META: JsonSchema = {
     indexedThrough: {
       type: 'string',
       format: 'date-time',
-      description: 'Events and killmails: every row first held by a load up to this instant is in the generation this page was read from. Pass it as `since_indexed` on the next poll.',
+      description: 'Events and killmails: every row first held by a load up to this instant is in the generation this page was read from; never earlier than the `since_indexed` asked. Pass it as `since_indexed` on the next poll.',
     },
   },
   required: ['registry', 'apiVersion', 'count', 'countIsExact'],

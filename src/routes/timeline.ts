@@ -9,6 +9,7 @@ import { FORMAT, INCLUDE_UNKNOWN, LIST, boundSort, listParams, sortParameter } f
 import { selectParameter } from '../query/select.ts';
 import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, type Timeline, boundTimeline, throughGeneration, timelineIndex, timelineParameters, toTimelineQuery } from '../query/timeline.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
+import { type TimeBound, toTimeBound } from '../query/time-range.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { list, route } from './operation.ts';
 import { groupRequest } from './list-request.ts';
@@ -17,9 +18,17 @@ import { fieldsOf, ref } from './records.ts';
 
 /**
  * `meta.indexedThrough` of a timeline page: the first-seen instant of the generation it was read
- * from, so every row first held up to that instant is in it. The next poll's `since_indexed`.
+ * from, so every row first held up to that instant is in it — and never earlier than the
+ * `since_indexed` it was asked with. The next poll's `since_indexed`: behind one address,
+ * gateways take a new generation up each on its own second or two, and a poll answered by one
+ * still on the generation before must not move its client back (it would be given the rows
+ * between the two instants again by the next).
  */
-export const indexedThrough = (generation: GenerationDoc) => (generation.indexedAt ? { indexedThrough: generation.indexedAt } : {});
+export function indexedThrough(generation: GenerationDoc, asked?: TimeBound): { indexedThrough?: string } {
+  const through = generation.indexedAt ? toTimeBound('indexedAt', generation.indexedAt) : undefined;
+  const later = asked && (!through || asked.at > through.at) ? asked : through;
+  return later ? { indexedThrough: later === through ? generation.indexedAt! : later.at } : {};
+}
 
 export interface TimelineRoute<T extends Timeline> {
   path: '/v1/events' | '/v1/killmails';
@@ -59,7 +68,7 @@ export function timelineListRoute<T extends Timeline>(router: AppRouter, deps: R
       },
       withChanges,
       countUpTo: TIMELINE_COUNT_UP_TO,
-      meta: indexedThrough,
+      meta: (generation) => indexedThrough(generation, bound.sinceIndexed),
       ids: bound.ids && { asked: bound.ids, fields: ['id'] },
       select: params.select,
       groups: groupRequest(params),

@@ -73,6 +73,16 @@ describe('following new rows', () => {
     expect(rows).toEqual([]);
   });
 
+  it('never answers an indexedThrough earlier than the since_indexed asked: a poll never moves back', async () => {
+    // What a gateway still on the generation before answers a poll another gateway handed a later instant.
+    const latest = (await gw.get('/v1/events?limit=1')).body.meta.indexedThrough;
+    const later = new Date(Date.parse(latest) + 60_000).toISOString();
+    const ahead = (await gw.get(`/v1/events?cycles=all&since_indexed=${encodeURIComponent(later)}`)).body;
+    expect(ahead.data).toEqual([]);
+    expect(Date.parse(ahead.meta.indexedThrough)).toBe(Date.parse(later));
+    expect((await gw.get(`/v1/killmails?since_indexed=${encodeURIComponent(through)}&limit=1`)).body.meta.indexedThrough).toBe(latest);
+  });
+
   it('lists every row by first-seen instant: the first load\'s rows, then the next one\'s', async () => {
     const { rows } = await walk(gw, '/v1/killmails?cycles=all&sort=indexedAt:asc', 50);
     const fresh = new Set(await added('killmails', 'stillness'));
