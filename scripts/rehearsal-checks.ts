@@ -6,10 +6,13 @@
 
 /** One line of the history: a fault, a publication, an answer, a row delivered, a sample. */
 export type Entry =
-  | { at: number; kind: 'fault'; fault: string; target: string; until?: number }
+  /** `failed`: the fault's process could not be started again (its span then runs to the end). */
+  | { at: number; kind: 'fault'; fault: string; target: string; until?: number; failed?: string }
   | { at: number; kind: 'skipped'; fault: string; why: string }
   | { at: number; kind: 'publication'; index: number; bundleId: string }
-  | { at: number; kind: 'rollback'; from: string; to: string }
+  /** The live bundle before and after `--rollback`, and its exit code. */
+  | { at: number; kind: 'rollback'; from: string; to: string; exit: number | null }
+  /** A generation seen live, and the documents counted in each live alias at that moment. */
   | { at: number; kind: 'live'; generation: string; bundleId: string; counts: Record<string, number> }
   | {
       at: number;
@@ -22,16 +25,21 @@ export type Entry =
       /** The gateway asked (0 or 1), and whether on a connection of its own (not a reused keep-alive one). */
       gateway?: number;
       fresh?: boolean;
+      /** When the request was sent: the gateway decided on it between `sent` and `at`. */
+      sent?: number;
     }
   | { at: number; kind: 'rows'; client: string; ids: string[] }
-  | { at: number; kind: 'rss'; process: string; mb: number };
+  | { at: number; kind: 'rss'; process: string; pid: number; mb: number };
 
 export interface Expected {
   /** By bundle id: the distinct ids of each row file the generation must hold. */
   counts: Map<string, Record<string, number>>;
   /** The last publication's bundle id: where the follower must end. */
   lastBundle: string;
-  /** Event ids that became visible after the walkers and streams started: the publication that first held each, and its kind. */
+  /**
+   * Event ids that became visible after the walkers and streams started: the publication that
+   * first held each (every later publication holds it too), and its kind.
+   */
   newEvents: Map<string, { publication: number; kind: string }>;
   /** Clients that follow one kind of event only (`kind=`). */
   kinds?: Record<string, string>;
@@ -47,27 +55,35 @@ export interface Violation {
   after?: string;
 }
 
+type Answer = Extract<Entry, { kind: 'answer' }>;
+type Fault = Extract<Entry, { kind: 'fault' }>;
+type Live = Extract<Entry, { kind: 'live' }>;
+
+/** Whether `at` falls in a fault of `kind` on `target` (a failed one lasts to the end). */
+type During = (kind: string, target: string, at: number) => boolean;
+
 /**
  * Statuses every answer may have: a refusal must say when to come back. A connection may be
- * refused at accept (its gateway down or restarting) — ECONNREFUSED, or, while its gateway
- * stops, ECONNRESET before any answer on a new connection: one the kernel had completed in the
- * listening socket's queue when the socket closed, never accepted (shutdown.test shows that every
- * connection a stopping gateway accepted is answered). So is an idle keep-alive connection closed
- * as a gateway stops, the GET sent again (RFC 9112 §9.3.1). A request dropped after it was taken is not.
+ * refused at accept while its gateway is down (from its SIGTERM until it listens again) —
+ * ECONNREFUSED, or, while it stops, ECONNRESET before any answer on a new connection: one the
+ * kernel had completed in the listening socket's queue when the socket closed, never accepted
+ * (shutdown.test shows that every connection a stopping gateway accepted is answered). An idle
+ * keep-alive connection closed by its gateway as it stops, or by a worker's death, is sent again
+ * (RFC 9112 §9.3.1): that too only then. A request dropped after it was taken is not.
  */
-function allowedAnswer(entry: Answer, stopping: (gateway: number, at: number) => boolean): string | undefined {
+function allowedAnswer(entry: Answer, during: During): string | undefined {
   if (entry.error !== undefined) {
-    if (/ECONNREFUSED|closed while idle/.test(entry.error)) return undefined;
-    if (entry.error === 'ECONNRESET' && entry.fresh && entry.gateway !== undefined && stopping(entry.gateway, entry.at)) return undefined;
-    return `connection lost: ${entry.error}`;
+    const gateway = `gateway-${entry.gateway ?? '?'}`;
+    const down = during('gateway-term', gateway, entry.at) && during('gateway-term', gateway, entry.sent ?? entry.at);
+    if (entry.error === 'ECONNREFUSED' && down) return undefined;
+    if (entry.error === 'ECONNRESET' && entry.fresh && down) return undefined;
+    if (/closed while idle/.test(entry.error) && (down || during('worker-kill', gateway, entry.at))) return undefined;
+    return `connection lost: ${entry.error}${entry.gateway === undefined ? '' : ` (${gateway})`}`;
   }
   if ([200, 206, 304, 404, 410].includes(entry.status)) return undefined;
   if ((entry.status === 429 || entry.status === 503) && entry.retryAfter) return undefined;
   return `status ${entry.status}${entry.retryAfter ? '' : ' without Retry-After'}`;
 }
-
-type Answer = Extract<Entry, { kind: 'answer' }>;
-type Fault = Extract<Entry, { kind: 'fault' }>;
 
 /** The fault in progress at `at`, else the last one begun before it. */
 function faultBefore(faults: readonly Fault[], at: number): string | undefined {
@@ -84,26 +100,49 @@ function degraded(faults: readonly Fault[], at: number, client: string): boolean
   return faults.some((e) => e.at <= at + 2000 && (e.until ?? e.at) + 5000 >= at && (e.fault === 'es-kill' || e.fault === 'gateway-term' || e.fault === 'worker-kill' || (e.fault === 'redis-stop' && client === 'polite')));
 }
 
+/**
+ * Where each new row became visible: the publication index of every live generation that made
+ * it visible (it was not before). Once, while generations move forward; again after a rollback
+ * took it back, at the generation that holds it again.
+ */
+function visibilities(history: readonly Entry[], newEvents: Expected['newEvents']): Map<string, number[]> {
+  const publication = new Map(history.filter((e) => e.kind === 'publication').map((e) => [e.bundleId, e.index]));
+  const lives = history.filter((e): e is Live => e.kind === 'live').map((e) => publication.get(e.bundleId) ?? -1);
+  const out = new Map<string, number[]>();
+  for (const [id, { publication: first }] of newEvents) {
+    const ranks: number[] = [];
+    let current = -1;
+    for (const index of lives) {
+      if (current < first && index >= first) ranks.push(index);
+      current = index;
+    }
+    out.set(id, ranks);
+  }
+  return out;
+}
+
 export function check(history: readonly Entry[], expected: Expected): Violation[] {
   const violations: Violation[] = [];
   // Every question about faults asks the faults alone: an hour's history holds some 10^5 answers
   // and a few hundred faults (asking the whole history per answer took the checker past an hour).
   const faults = history.filter((e): e is Fault => e.kind === 'fault');
   const violate = (invariant: string, detail: string, at: number) => violations.push({ invariant, detail, at, after: faultBefore(faults, at) });
-  const rolledBack = history.some((e) => e.kind === 'rollback');
+  const during: During = (kind, target, at) => faults.some((e) => e.fault === kind && e.target.startsWith(target) && e.at <= at && at <= (e.failed ? Infinity : (e.until ?? e.at)));
 
-  // A gateway stops from its SIGTERM until it is started again (the fault's span).
-  const stopping = (gateway: number, at: number) => faults.some((e) => e.fault === 'gateway-term' && e.target === `gateway-${gateway}` && e.at <= at && at <= (e.until ?? e.at));
+  for (const fault of faults) {
+    if (fault.failed) violate('every process a fault stopped starts again', `${fault.fault} ${fault.target}: ${fault.failed}`, fault.at);
+  }
+
   for (const entry of history) {
     if (entry.kind !== 'answer') continue;
-    const wrong = allowedAnswer(entry, stopping);
+    const wrong = allowedAnswer(entry, during);
     if (wrong) violate('every answer is 200/304, 429 or 503 with Retry-After, or refused at accept', `${entry.client} ${entry.path}: ${wrong}`, entry.at);
     else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(faults, entry.at, entry.client)) {
       violate('a polite client under its budget gets only 200s while every node is up', `${entry.path}: ${entry.error ?? entry.status}`, entry.at);
     }
   }
 
-  // Every generation that went live holds exactly its bundle's rows.
+  // Every generation that went live holds exactly its bundle's rows, in every index a file feeds.
   for (const entry of history) {
     if (entry.kind !== 'live') continue;
     const want = expected.counts.get(entry.bundleId);
@@ -112,51 +151,93 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
       if (entry.counts[index] !== rows) violate('every generation that went live holds exactly its bundle', `${entry.generation} ${index}: ${entry.counts[index]} documents for ${rows} rows`, entry.at);
     }
   }
-  const lastLive = history.filter((e): e is Extract<Entry, { kind: 'live' }> => e.kind === 'live').at(-1);
+  const lives = history.filter((e): e is Live => e.kind === 'live');
+  const lastLive = lives.at(-1);
   if (lastLive?.bundleId !== expected.lastBundle) violate('the follower ends on the last publication', `live: ${lastLive?.bundleId ?? 'nothing'}, last published: ${expected.lastBundle}`, lastLive?.at ?? 0);
 
-  // Every stream and walker: each new row once (at least once around the rollback), in the order rows became visible.
+  // Generations move forward, and back only where a rollback took them.
+  const publication = new Map(history.filter((e) => e.kind === 'publication').map((e) => [e.bundleId, e.index]));
+  const rollbacks = history.filter((e) => e.kind === 'rollback' && e.exit === 0);
+  for (const [i, entry] of lives.entries()) {
+    const before = lives[i - 1];
+    if (!before || (publication.get(entry.bundleId) ?? -1) >= (publication.get(before.bundleId) ?? -1)) continue;
+    if (!rollbacks.some((r) => r.kind === 'rollback' && r.from === before.bundleId && r.to === entry.bundleId)) {
+      violate('a generation goes back only by a rollback', `${before.generation} → ${entry.generation}`, entry.at);
+    }
+  }
+
+  // Every stream and walker: each new row once, in the order rows became visible. A row a
+  // rollback took back may come again (at least once, as documented: a gateway still on the
+  // generation rolled back from serves it after another moved the client's position back), each
+  // time in order with one of its visibilities: a delivery takes the earliest of the row's
+  // visibilities not before the last row delivered, and not before its own last one.
+  const visible = visibilities(history, expected.newEvents);
   const clients = new Set(history.filter((e) => e.kind === 'rows').map((e) => (e as { client: string }).client));
   for (const client of clients) {
     const rows = history.filter((e): e is Extract<Entry, { kind: 'rows' }> => e.kind === 'rows' && e.client === client);
     const kind = expected.kinds?.[client];
-    const wanted = new Map([...expected.newEvents].filter(([, e]) => kind === undefined || e.kind === kind).map(([id, e]) => [id, e.publication]));
-    const seen = new Map<string, number>();
-    let lastPublication = -1;
+    const wanted = new Set([...expected.newEvents].filter(([, e]) => kind === undefined || e.kind === kind).map(([id]) => id));
+    const used = new Map<string, number>();
+    const seen = new Set<string>();
+    const twice: string[] = [];
+    let lastRank = -1;
     for (const { ids, at } of rows) {
       for (const id of ids) {
-        seen.set(id, (seen.get(id) ?? 0) + 1);
-        const publication = wanted.get(id);
-        if (publication === undefined) continue;
-        if (publication < lastPublication && !rolledBack) violate('rows come in the order they became visible', `${client}: ${id} (publication ${publication}) after a row of publication ${lastPublication}`, at);
-        lastPublication = Math.max(lastPublication, publication);
+        const ranks = visible.get(id);
+        if (!wanted.has(id)) continue;
+        seen.add(id);
+        if (!ranks?.length) continue;
+        const after = used.get(id) ?? -1;
+        const again = ranks.length > 1;
+        const next = ranks.findIndex((rank, j) => (j > after || (again && j === after)) && rank >= lastRank);
+        if (next >= 0) {
+          used.set(id, next);
+          lastRank = ranks[next]!;
+        } else if (!again && after === 0) twice.push(id);
+        else violate('rows come in the order they became visible', `${client}: ${id} (visible at publication ${ranks.join(', ')}) after a row of publication ${lastRank}`, at);
       }
     }
-    const missing = [...wanted.keys()].filter((id) => !seen.has(id));
+    const missing = [...wanted].filter((id) => !seen.has(id));
     if (missing.length) violate('every stream and walker receives every row that went live', `${client}: ${missing.length} of ${wanted.size} missing (${missing.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
-    const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
-    if (twice.length && !rolledBack) violate('no row is delivered twice', `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+    if (twice.length) violate('no row is delivered twice', `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
   }
 
-  // A client's budget holds across both gateways: with the budget in Redis, what it got in any
-  // window's span is at most two windows' points (a span straddles two fixed windows); while Redis
-  // was stopped each gateway keeps budgets itself (documented), so those spans are left out.
+  // One budget across both gateways. Fixed windows start at a spend and never overlap, so any
+  // SPAN windows' time meets at most SPAN + 1 windows: the grants the gateways surely decided in
+  // it (sent and answered within it) are at most SPAN + 1 windows' points, and one more window's
+  // for the insurance (a spend the store did not answer within its timeout is granted from the
+  // gateway's own counters). Separate budgets give a client spreading over both gateways about
+  // 2 × SPAN windows' points. While Redis was stopped each gateway keeps budgets itself
+  // (documented): those spans are left out.
   if (expected.budget) {
     const { client, points, windowMs, cost } = expected.budget;
-    const most = Math.floor((2 * points) / cost);
-    const redisDown = (at: number) => faults.some((e) => e.fault === 'redis-stop' && e.at - windowMs <= at && (e.until ?? e.at) + 2 * windowMs >= at);
-    const granted = history.filter((e): e is Answer => e.kind === 'answer' && e.client === client && e.status === 200).map((e) => e.at);
+    const SPAN = 5;
+    const most = (SPAN + 2) * Math.floor(points / cost);
+    const spanMs = SPAN * windowMs;
+    const redisDown = (from: number) => faults.some((e) => e.fault === 'redis-stop' && e.at <= from + spanMs && (e.failed ? Infinity : (e.until ?? e.at)) + 2 * windowMs >= from);
+    const granted = history
+      .filter((e): e is Answer => e.kind === 'answer' && e.client === client && e.status === 200)
+      .map((e) => ({ sent: e.sent ?? e.at, at: e.at }))
+      .sort((a, b) => a.sent - b.sent);
     let worst = { count: 0, at: 0 };
     for (let i = 0, j = 0; i < granted.length; i += 1) {
-      while (granted[j]! <= granted[i]! - windowMs) j += 1;
-      if (!redisDown(granted[i]!) && i - j + 1 > worst.count) worst = { count: i - j + 1, at: granted[i]! };
+      const from = granted[i]!.sent;
+      while (j < granted.length && granted[j]!.sent <= from + spanMs) j += 1;
+      let count = 0;
+      for (let k = i; k < j; k += 1) if (granted[k]!.at <= from + spanMs) count += 1;
+      if (count > worst.count && !redisDown(from)) worst = { count, at: from };
     }
-    if (worst.count > most) violate("a client's budget holds across both gateways", `${client}: ${worst.count} answers in ${windowMs} ms, at most ${most}`, worst.at);
+    if (worst.count > most) violate("a client's budget holds across both gateways", `${client}: ${worst.count} answers in ${spanMs} ms, at most ${most}`, worst.at);
   }
 
-  // RSS flat: the last sample of each process within 50 % and 64 MB of its first after warm-up.
+  // RSS flat: each process (by its pid: a restarted one is a new process, with its own warm-up)
+  // ends within 50 % and 64 MB of its second sample; a read of a process gone (0) is no sample.
   const byProcess = new Map<string, number[]>();
-  for (const entry of history) if (entry.kind === 'rss') byProcess.set(entry.process, [...(byProcess.get(entry.process) ?? []), entry.mb]);
+  for (const entry of history) {
+    if (entry.kind !== 'rss' || entry.mb <= 0) continue;
+    const key = `${entry.process} (pid ${entry.pid})`;
+    byProcess.set(key, [...(byProcess.get(key) ?? []), entry.mb]);
+  }
   for (const [name, samples] of byProcess) {
     if (samples.length < 4) continue;
     const base = samples[1]!;

@@ -32,10 +32,11 @@ import { type BundleRow, readRows } from '../generator/read-bundle.ts';
 import { createRandom } from '../generator/random.ts';
 import { writeBundle } from '../generator/write-bundle.ts';
 import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
-import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
+import { type GenerationDoc, META_INDEX, aliasName, parseIndexName } from '../src/indices/generation.ts';
 import { type Gateway, spawnListener } from '../bench/support.ts';
 import { openSse } from '../test/support/sse.ts';
 import { startRedisServer } from '../test/support/redis-server.ts';
+import { IDENTITY, expectedCounts } from '../test/support/bundle-counts.ts';
 import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { startMoto } from './moto.ts';
@@ -96,11 +97,11 @@ const env = {
   ...moto.env,
 };
 
-/** Publications: their directories and bundle ids, in order. */
-const publications: { dir: string; bundleId: string }[] = [];
+/** Publications: their directories and bundle ids, in order, and the documents each must give (from its files). */
+const publications: { dir: string; bundleId: string; counts: Record<string, number> }[] = [];
 async function publish(dir: string): Promise<void> {
   const { bundleId } = await publishBundle(dir, source, { store });
-  publications.push({ dir, bundleId });
+  publications.push({ dir, bundleId, counts: await expectedCounts(dir) });
   record({ kind: 'publication', index: publications.length - 1, bundleId });
   log(`published export ${publications.length - 1} (${bundleId.slice(0, 12)})`);
 }
@@ -121,12 +122,33 @@ cleanups.push(async () => follower?.kill('SIGTERM'));
 
 /** The live generation, as Elasticsearch holds it (recorded each time it changes). */
 let live: GenerationDoc | undefined;
-async function readLive(): Promise<GenerationDoc | undefined> {
+/**
+ * The live generation document and the documents in every live alias a bundle file feeds, as
+ * the gateway reads them: one search over the meta alias and all of them (its aliases resolved
+ * once, so a swap never falls between two counts), its documents by concrete index; a search
+ * that missed a shard (a node down) is asked again of another node, never taken as a count.
+ */
+async function readLive(): Promise<{ doc: GenerationDoc; counts: Record<string, number> } | undefined> {
+  const aliases = [META_INDEX, ...Object.keys(IDENTITY)].map((index) => aliasName(PREFIX, index)).join(',');
+  const body = { size: 1, post_filter: { prefix: { _index: `${aliasName(PREFIX, META_INDEX)}-` } }, aggs: { indices: { terms: { field: '_index', size: 100 } } } };
   for (const node of cluster.nodes.filter((n) => n.alive)) {
     try {
-      const response = await fetch(`${node.url}/${aliasName(PREFIX, META_INDEX)}/_search?size=1`, { signal: AbortSignal.timeout(3000) });
+      const response = await fetch(`${node.url}/${aliases}/_search?ignore_unavailable=true&allow_partial_search_results=false`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(3000),
+      });
       if (!response.ok) continue;
-      return ((await response.json()) as { hits: { hits: { _source: GenerationDoc }[] } }).hits.hits[0]?._source;
+      const answer = (await response.json()) as { _shards: { failed: number }; hits: { hits: { _source: GenerationDoc }[] }; aggregations: { indices: { buckets: { key: string; doc_count: number }[] } } };
+      const doc = answer.hits.hits[0]?._source;
+      if (answer._shards.failed > 0 || !doc) continue;
+      const counts: Record<string, number> = {};
+      for (const { key, doc_count } of answer.aggregations.indices.buckets) {
+        const index = parseIndexName(PREFIX, key)?.index;
+        if (index && index !== META_INDEX) counts[index] = doc_count;
+      }
+      return { doc, counts };
     } catch {
       // Another node.
     }
@@ -135,11 +157,11 @@ async function readLive(): Promise<GenerationDoc | undefined> {
 }
 const watcher = (async () => {
   while (!stopping) {
-    const doc = await readLive();
-    if (doc && doc.generation !== live?.generation) {
-      live = doc;
-      record({ kind: 'live', generation: doc.generation, bundleId: doc.bundleId, counts: doc.counts });
-      log(`live: ${doc.generation} (${doc.bundleId.slice(0, 12)})`);
+    const read = await readLive();
+    if (read && read.doc.generation !== live?.generation) {
+      live = read.doc;
+      record({ kind: 'live', generation: live.generation, bundleId: live.bundleId, counts: read.counts });
+      log(`live: ${live.generation} (${live.bundleId.slice(0, 12)})`);
     }
     await sleep(500);
   }
@@ -165,45 +187,60 @@ cleanups.push(async () => Promise.all(gateways.map((g) => g?.stop())));
 const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
 
 // --- clients ----------------------------------------------------------------------------------
+/** A client's connections, from its own loopback address. */
+class ClientAgent extends Agent {
+  readonly address: string;
+  constructor(address: string) {
+    super({ keepAlive: true, localAddress: address, maxSockets: 16 });
+    this.address = address;
+  }
+}
+const agentFor = (address: string) => new ClientAgent(address);
+
 /**
- * One GET from a client's own loopback address; the answer recorded. As HTTP/1.1 asks of a
- * client (RFC 9112 §9.3.1), a GET whose reused keep-alive connection the server closed before
- * any answer — a gateway closing its idle connections as it stops — is sent again once, on a new
- * connection, and both are recorded; a connection lost any other way is recorded as lost.
+ * One GET from a client's own loopback address; the answer recorded, with the gateway asked and
+ * when it was sent. As HTTP/1.1 asks of a client (RFC 9112 §9.3.1), a GET whose reused
+ * keep-alive connection the server closed before any answer — a gateway closing its idle
+ * connections as it stops — is sent again once, on a connection of its own (another idle one
+ * of the pool may be closing too), and both are recorded; a connection lost any other way, the
+ * second try's included, is recorded as lost.
  */
-async function get(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+async function get(client: string, agent: ClientAgent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   const first = await getOnce(client, agent, url);
   if (!first.retry) return first;
-  record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: 'closed while idle: sent again' });
-  return getOnce(client, agent, url);
+  record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: 'closed while idle: sent again', gateway: gatewayOf(url), sent: first.sent });
+  return getOnce(client, new Agent({ localAddress: agent.address }), url);
 }
 
-function getOnce(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean }> {
+const gatewayOf = (url: string) => ports.indexOf(Number(new URL(url).port));
+
+function getOnce(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean; sent: number }> {
   const { pathname, search } = new URL(url);
+  const sent = now();
+  const answered = { client, gateway: gatewayOf(url), sent };
   return new Promise((resolve) => {
     const req = request(url, { agent, timeout: 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        record({ kind: 'answer', client, path: pathname + search.slice(0, 80), status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
-        resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers });
+        record({ kind: 'answer', ...answered, path: pathname + search.slice(0, 80), status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
+        resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers, sent });
       });
       res.on('error', (error) => {
-        record({ kind: 'answer', client, path: pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
-        resolve({ status: 0, body: '', headers: {} });
+        record({ kind: 'answer', ...answered, path: pathname, status: 0, error: String((error as NodeJS.ErrnoException).code ?? error.message) });
+        resolve({ status: 0, body: '', headers: {}, sent });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => {
       const code = String((error as NodeJS.ErrnoException).code ?? error.message);
-      if (req.reusedSocket && code === 'ECONNRESET') return resolve({ status: 0, body: '', headers: {}, retry: true });
-      record({ kind: 'answer', client, path: pathname, status: 0, error: code, gateway: ports.indexOf(Number(new URL(url).port)), fresh: !req.reusedSocket });
-      resolve({ status: 0, body: '', headers: {} });
+      if (req.reusedSocket && code === 'ECONNRESET') return resolve({ status: 0, body: '', headers: {}, retry: true, sent });
+      record({ kind: 'answer', ...answered, path: pathname, status: 0, error: code, fresh: !req.reusedSocket });
+      resolve({ status: 0, body: '', headers: {}, sent });
     });
     req.end();
   });
 }
-const agentFor = (address: string) => new Agent({ keepAlive: true, localAddress: address, maxSockets: 16 });
 
 const firstRows = async (file: string) => {
   const out: BundleRow[] = [];
@@ -226,7 +263,8 @@ clients.push(
     }
   })(),
 );
-// A greedy client over its budget, on both gateways.
+// A greedy client over its budget, on both gateways: each of its loops alternates them request by
+// request, so that every window's spending falls on both.
 clients.push(
   ...[0, 1, 2, 3].map((n) =>
     (async () => {
@@ -281,10 +319,11 @@ for (const [name, query] of [['stream-all', ''], ['stream-kind', `&kind=${STREAM
     (async () => {
       let last: string | undefined;
       for (let i = 0; !stopping; i += 1) {
+        const sent = now();
         try {
           const stream = await openSse(`${base(i % 2)}/v1/events/stream?cycles=all&since_indexed=${startedThrough}${query}`, last ? { 'Last-Event-ID': last } : {});
           if (stream.status !== 200) {
-            record({ kind: 'answer', client: name, path: '/v1/events/stream', status: stream.status, retryAfter: stream.headers.get('retry-after') ?? undefined });
+            record({ kind: 'answer', client: name, path: '/v1/events/stream', status: stream.status, retryAfter: stream.headers.get('retry-after') ?? undefined, gateway: i % 2, sent });
             stream.close();
             await sleep(1000);
             continue;
@@ -296,7 +335,7 @@ for (const [name, query] of [['stream-all', ''], ['stream-kind', `&kind=${STREAM
           record({ kind: 'rows', client: name, ids: stream.rows().map((r) => String(r.id)) });
           last = stream.lastId() ?? last;
         } catch (error) {
-          record({ kind: 'answer', client: name, path: '/v1/events/stream', status: 0, error: String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) });
+          record({ kind: 'answer', client: name, path: '/v1/events/stream', status: 0, error: String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message), gateway: i % 2, sent });
           await sleep(1000);
         }
       }
@@ -320,8 +359,13 @@ const childrenOf = async (pid: number) => (await readFile(`/proc/${pid}/task/${p
 const rss = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1] ?? 0) / 1024;
 const sampler = (async () => {
   while (!stopping) {
-    for (const [i, gateway] of gateways.entries()) for (const [w, pid] of (gateway ? await childrenOf(gateway.pid) : []).entries()) record({ kind: 'rss', process: `gateway-${i}-worker-${w}`, mb: Math.round(await rss(pid)) });
-    if (follower?.pid) record({ kind: 'rss', process: 'follower', mb: Math.round(await rss(follower.pid)) });
+    const sample = async (process: string, pid: number) => {
+      const mb = Math.round(await rss(pid));
+      // A process gone between listing and reading has no sample.
+      if (mb > 0) record({ kind: 'rss', process, pid, mb });
+    };
+    for (const [i, gateway] of gateways.entries()) for (const pid of gateway ? await childrenOf(gateway.pid) : []) await sample(`gateway-${i} worker`, pid);
+    if (follower?.pid) await sample('follower', follower.pid);
     await sleep(10_000);
   }
 })();
@@ -337,11 +381,12 @@ const publisher = (async () => {
     await publishNext(k);
     if (k === 2) {
       await waitLive(publications.at(-1)!.bundleId).catch(() => {});
-      const from = live?.generation ?? '?';
+      const from = live?.bundleId ?? '?';
       const rolled = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), '--rollback'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      const code = await new Promise((resolve) => rolled.once('exit', resolve));
-      record({ kind: 'rollback', from, to: `exit ${String(code)}` });
-      log(`rollback from ${from}: exit ${String(code)}`);
+      const exit = await new Promise<number | null>((resolve) => rolled.once('exit', resolve));
+      const to = (await readLive())?.doc.bundleId ?? '?';
+      record({ kind: 'rollback', from, to, exit });
+      log(`rollback from ${from.slice(0, 12)} to ${to.slice(0, 12)}: exit ${String(exit)}`);
     }
   }
 })();
@@ -378,51 +423,65 @@ async function publishNext(k: number): Promise<void> {
 
 const FAULTS = ['es-kill', 'es-kill-master', 'worker-kill', 'gateway-term', 'redis-stop', 'store-stall', 'follower-kill'] as const;
 if (!faultless) record({ kind: 'skipped', fault: 'partition', why: 'no network namespaces for an unprivileged run on loopback' });
+/** A fault, recorded with its span once its process is back; one whose process did not come back is recorded as failed. */
 async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
   const at = now();
-  const done = (target: string): void => record({ kind: 'fault', fault: kind, target, at, until: now() });
+  let target = '?';
+  try {
+    await inflict(kind, (name) => (target = name));
+    record({ kind: 'fault', fault: kind, target, at, until: now() });
+  } catch (error) {
+    record({ kind: 'fault', fault: kind, target, at, failed: (error as Error).message });
+    throw error;
+  }
+}
+
+/** Makes the fault and ends it, naming its target (`aim`) before anything can fail. */
+async function inflict(kind: (typeof FAULTS)[number], aim: (target: string) => void): Promise<void> {
   switch (kind) {
     case 'es-kill':
     case 'es-kill-master': {
       const node = kind === 'es-kill-master' ? await cluster.electedMaster() : cluster.nodes[Math.floor(random.next() * cluster.nodes.length)]!;
+      aim(node.name);
       await cluster.kill(node);
       await sleep(3000 + random.next() * 7000);
-      await cluster.restart(node);
-      return done(node.name);
+      return cluster.restart(node);
     }
     case 'worker-kill': {
       const i = Math.floor(random.next() * 2);
       const workers = gateways[i] ? await childrenOf(gateways[i]!.pid) : [];
       const pid = workers[Math.floor(random.next() * workers.length)];
+      aim(`gateway-${i} worker ${pid}`);
       if (pid) process.kill(pid, 'SIGKILL');
-      await sleep(2000);
-      return done(`gateway-${i} worker ${pid}`);
+      return void (await sleep(2000));
     }
     case 'gateway-term': {
       const i = Math.floor(random.next() * 2);
+      aim(`gateway-${i}`);
       await gateways[i]?.stop();
       await sleep(1000 + random.next() * 2000);
-      await startGateway(i);
-      return done(`gateway-${i}`);
+      return startGateway(i);
     }
     case 'redis-stop': {
       const pid = redis.pid();
+      aim('redis');
       if (pid) process.kill(pid, 'SIGSTOP');
       await sleep(5000 + random.next() * 15_000);
       if (pid) process.kill(pid, 'SIGCONT');
-      return done('redis');
+      return;
     }
     case 'store-stall': {
+      aim('moto');
       process.kill(moto.pid, 'SIGSTOP');
       await sleep(STORE_TIMEOUT_MS + 2000);
       process.kill(moto.pid, 'SIGCONT');
-      return done('moto');
+      return;
     }
     case 'follower-kill': {
+      aim('follower');
       follower?.kill('SIGKILL');
       await sleep(1000 + random.next() * 2000);
-      startFollower();
-      return done('follower');
+      return startFollower();
     }
   }
 }
@@ -451,12 +510,9 @@ try {
   await Promise.race([Promise.all([...clients, watcher, sampler]), sleep(40_000)]);
 
   // Expected, from the bundle files of every publication.
-  const counts = new Map<string, Record<string, number>>();
+  const counts = new Map(publications.map((p) => [p.bundleId, p.counts]));
   const newEvents: Expected['newEvents'] = new Map();
-  for (const [k, { dir, bundleId }] of publications.entries()) {
-    const ids: Record<string, Set<string>> = { entities: new Set(), events: new Set(), killmails: new Set() };
-    for (const stem of Object.keys(ids)) for await (const { row } of readRows(dir, `${stem}.jsonl`)) ids[stem]!.add(String(row.id));
-    counts.set(bundleId, Object.fromEntries(Object.entries(ids).map(([stem, set]) => [stem, set.size])));
+  for (const [k, { dir }] of publications.entries()) {
     if (k > 0) for await (const { row } of readRows(dir, 'events.jsonl')) if (row.environment === 'stillness' && !newEvents.has(String(row.id)) && !firstEvents.has(String(row.id))) newEvents.set(String(row.id), { publication: k, kind: String(row.kind) });
   }
   const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND }, budget: { client: 'greedy', ...BUDGET } };
