@@ -1,5 +1,5 @@
 /**
- * The rehearsal's checker (issue 47), pure: the history of a run in, the broken invariants out,
+ * The rehearsal's checker, pure: the history of a run in, the broken invariants out,
  * each named with the fault that preceded it. What is expected comes from the bundle files of
  * every publication (the caller reads them); what happened comes from the history.
  */
@@ -46,6 +46,21 @@ export interface Expected {
   /** The per-client budget the gateways share (`RATE_LIMIT`), and the client that spends past it on both. */
   budget?: { client: string; points: number; windowMs: number; cost: number };
 }
+
+/** Every invariant the checker holds a run to, by the name a broken one is reported with. */
+export const INVARIANTS = {
+  restarts: 'every process a fault stopped starts again',
+  answers: 'every answer is 200/304, 429 or 503 with Retry-After, or refused at accept',
+  polite: 'a polite client under its budget gets only 200s while every node is up',
+  counts: 'every generation that went live holds exactly its bundle',
+  follower: 'the follower ends on the last publication',
+  goesBack: 'a generation goes back only by a rollback',
+  order: 'rows come in the order they became visible',
+  missing: 'every stream and walker receives every row that went live',
+  twice: 'no row is delivered twice',
+  budget: "a client's budget holds across both gateways",
+  memory: 'memory of every gateway worker and of the follower stays flat',
+} as const;
 
 export interface Violation {
   invariant: string;
@@ -130,15 +145,15 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
   const during: During = (kind, target, at) => faults.some((e) => e.fault === kind && e.target.startsWith(target) && e.at <= at && at <= (e.failed ? Infinity : (e.until ?? e.at)));
 
   for (const fault of faults) {
-    if (fault.failed) violate('every process a fault stopped starts again', `${fault.fault} ${fault.target}: ${fault.failed}`, fault.at);
+    if (fault.failed) violate(INVARIANTS.restarts, `${fault.fault} ${fault.target}: ${fault.failed}`, fault.at);
   }
 
   for (const entry of history) {
     if (entry.kind !== 'answer') continue;
     const wrong = allowedAnswer(entry, during);
-    if (wrong) violate('every answer is 200/304, 429 or 503 with Retry-After, or refused at accept', `${entry.client} ${entry.path}: ${wrong}`, entry.at);
+    if (wrong) violate(INVARIANTS.answers, `${entry.client} ${entry.path}: ${wrong}`, entry.at);
     else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(faults, entry.at, entry.client)) {
-      violate('a polite client under its budget gets only 200s while every node is up', `${entry.path}: ${entry.error ?? entry.status}`, entry.at);
+      violate(INVARIANTS.polite, `${entry.path}: ${entry.error ?? entry.status}`, entry.at);
     }
   }
 
@@ -148,12 +163,12 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
     const want = expected.counts.get(entry.bundleId);
     if (!want) continue;
     for (const [index, rows] of Object.entries(want)) {
-      if (entry.counts[index] !== rows) violate('every generation that went live holds exactly its bundle', `${entry.generation} ${index}: ${entry.counts[index]} documents for ${rows} rows`, entry.at);
+      if (entry.counts[index] !== rows) violate(INVARIANTS.counts, `${entry.generation} ${index}: ${entry.counts[index]} documents for ${rows} rows`, entry.at);
     }
   }
   const lives = history.filter((e): e is Live => e.kind === 'live');
   const lastLive = lives.at(-1);
-  if (lastLive?.bundleId !== expected.lastBundle) violate('the follower ends on the last publication', `live: ${lastLive?.bundleId ?? 'nothing'}, last published: ${expected.lastBundle}`, lastLive?.at ?? 0);
+  if (lastLive?.bundleId !== expected.lastBundle) violate(INVARIANTS.follower, `live: ${lastLive?.bundleId ?? 'nothing'}, last published: ${expected.lastBundle}`, lastLive?.at ?? 0);
 
   // Generations move forward, and back only where a rollback took them.
   const publication = new Map(history.filter((e) => e.kind === 'publication').map((e) => [e.bundleId, e.index]));
@@ -162,7 +177,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
     const before = lives[i - 1];
     if (!before || (publication.get(entry.bundleId) ?? -1) >= (publication.get(before.bundleId) ?? -1)) continue;
     if (!rollbacks.some((r) => r.kind === 'rollback' && r.from === before.bundleId && r.to === entry.bundleId)) {
-      violate('a generation goes back only by a rollback', `${before.generation} → ${entry.generation}`, entry.at);
+      violate(INVARIANTS.goesBack, `${before.generation} → ${entry.generation}`, entry.at);
     }
   }
 
@@ -194,12 +209,12 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
           used.set(id, next);
           lastRank = ranks[next]!;
         } else if (!again && after === 0) twice.push(id);
-        else violate('rows come in the order they became visible', `${client}: ${id} (visible at publication ${ranks.join(', ')}) after a row of publication ${lastRank}`, at);
+        else violate(INVARIANTS.order, `${client}: ${id} (visible at publication ${ranks.join(', ')}) after a row of publication ${lastRank}`, at);
       }
     }
     const missing = [...wanted].filter((id) => !seen.has(id));
-    if (missing.length) violate('every stream and walker receives every row that went live', `${client}: ${missing.length} of ${wanted.size} missing (${missing.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
-    if (twice.length) violate('no row is delivered twice', `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+    if (missing.length) violate(INVARIANTS.missing, `${client}: ${missing.length} of ${wanted.size} missing (${missing.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
+    if (twice.length) violate(INVARIANTS.twice, `${client}: ${twice.length} rows twice (${twice.slice(0, 3).join(', ')})`, rows.at(-1)?.at ?? 0);
   }
 
   // One budget across both gateways. Fixed windows start at a spend and never overlap, so any
@@ -227,7 +242,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
       for (let k = i; k < j; k += 1) if (granted[k]!.at <= from + spanMs) count += 1;
       if (count > worst.count && !redisDown(from)) worst = { count, at: from };
     }
-    if (worst.count > most) violate("a client's budget holds across both gateways", `${client}: ${worst.count} answers in ${spanMs} ms, at most ${most}`, worst.at);
+    if (worst.count > most) violate(INVARIANTS.budget, `${client}: ${worst.count} answers in ${spanMs} ms, at most ${most}`, worst.at);
   }
 
   // RSS flat: each process (by its pid: a restarted one is a new process, with its own warm-up)
@@ -242,7 +257,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
     if (samples.length < 4) continue;
     const base = samples[1]!;
     const end = samples.at(-1)!;
-    if (end > base * 1.5 + 64) violate('memory of every gateway worker and of the follower stays flat', `${name}: ${base} MB → ${end} MB`, 0);
+    if (end > base * 1.5 + 64) violate(INVARIANTS.memory, `${name}: ${base} MB → ${end} MB`, 0);
   }
   return violations;
 }

@@ -9,10 +9,13 @@
  * - one gateway is started without the shared budget store;
  * - a module preloaded into one gateway's processes keeps 1 MB more every second
  *   (scripts/rehearsal-leak.ts).
- * Each defect is planted once, after the run has warmed up (a proxy: past `after` candidates).
+ * Each defect is planted once (a proxy: past `after` candidates, counted over every proxy of
+ * the run). A sabotage run has no nemesis: the planted defect alone, so that the invariant it
+ * breaks is the one the checker names (`CAUGHT_AS`).
  */
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { INVARIANTS } from './rehearsal-checks.ts';
 
 /** What each kind plants, by where it is planted. */
 export const PROXY_FAULTS = ['stream-twice', 'stream-skip', 'page-skip', 'answer-500', 'never-answered'] as const;
@@ -22,38 +25,71 @@ export type SabotageKind = (typeof SABOTAGE_KINDS)[number];
 
 export const isProxyFault = (kind: string): kind is ProxyFault => (PROXY_FAULTS as readonly string[]).includes(kind);
 
+/** The invariant of the checker (scripts/rehearsal-checks.ts) each kind breaks: what the run must name. */
+export const CAUGHT_AS: Record<SabotageKind, string> = {
+  'stream-twice': INVARIANTS.twice,
+  'stream-skip': INVARIANTS.missing,
+  'page-skip': INVARIANTS.missing,
+  'answer-500': INVARIANTS.answers,
+  'never-answered': INVARIANTS.answers,
+  'row-short': INVARIANTS.counts,
+  'budget-apart': INVARIANTS.budget,
+  leak: INVARIANTS.memory,
+};
+
+/**
+ * Candidates a proxy lets pass before it plants: a streamed row and a page belong to the first
+ * publication (never one a rollback takes back, whose rows may come again), an answer comes once
+ * the run is under way.
+ */
+export const PLANT_AFTER: Record<ProxyFault, number> = { 'stream-twice': 3, 'stream-skip': 3, 'page-skip': 0, 'answer-500': 20, 'never-answered': 20 };
+
+/** One plant for every proxy of a run: the defect goes to the first candidate past `after`, wherever it passes. */
+export interface Planter {
+  plantHere(): boolean;
+  /** When the defect was planted (ms since the epoch), once it was. */
+  plantedAt(): number | undefined;
+}
+
+export function planter(after: number): Planter {
+  let candidates = 0;
+  let plantedAt: number | undefined;
+  return {
+    plantHere() {
+      if (plantedAt !== undefined || ++candidates <= after) return false;
+      plantedAt = Date.now();
+      return true;
+    },
+    plantedAt: () => plantedAt,
+  };
+}
+
 export interface FaultyProxy {
   url: string;
   port: number;
-  /** When the defect was planted (ms since the epoch), once it was. */
-  plantedAt(): number | undefined;
   stop(): Promise<void>;
 }
 
 /**
  * An HTTP proxy in front of `target` that passes everything through as it came (status, headers,
  * body; a gateway gone is a connection closed without an answer), except, once, the defect. It
- * asks the gateway for identity bodies, so that it can read what it alters.
+ * asks the gateway for identity bodies, so that it can read what it alters. An answer's defect
+ * (a 500, or none at all) goes to a request that is not a stream's: a stream's client waits for
+ * rows without a deadline, so it would never tell.
  */
-export async function startFaultyProxy(target: string, fault: ProxyFault, { after = 3, host = '127.0.0.1' } = {}): Promise<FaultyProxy> {
+export async function startFaultyProxy(target: string, fault: ProxyFault, plant: Planter, host = '127.0.0.1'): Promise<FaultyProxy> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  let candidates = 0;
-  let plantedAt: number | undefined;
-  /** Whether this candidate is the one that gets the defect. */
-  const plantHere = (): boolean => {
-    if (plantedAt !== undefined || ++candidates <= after) return false;
-    plantedAt = Date.now();
-    return true;
-  };
+  const { plantHere } = plant;
   const held = new Set<ServerResponse>();
 
   const server = createServer((req, res) => {
-    if (fault === 'answer-500' && plantHere()) {
+    const answerFault = (fault === 'answer-500' || fault === 'never-answered') && !/\/stream\b/.test(req.url ?? '');
+    if (answerFault && fault === 'answer-500' && plantHere()) {
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal","message":"planted"}}');
       return;
     }
-    if (fault === 'never-answered' && plantHere()) {
+    if (answerFault && fault === 'never-answered' && plantHere()) {
       // Read whole, never answered: the connection stays open until the client gives up.
       req.resume();
       held.add(res);
@@ -80,7 +116,6 @@ export async function startFaultyProxy(target: string, fault: ProxyFault, { afte
   return {
     url: `http://${host}:${port}`,
     port,
-    plantedAt: () => plantedAt,
     async stop() {
       for (const res of held) res.destroy();
       server.closeAllConnections();
@@ -136,13 +171,13 @@ function relayPage(answer: IncomingMessage, res: ServerResponse, plantHere: () =
  * generation one row short. The loader write-blocks what it made live; the block is lifted for
  * the one delete and put back.
  */
-export async function deleteOneRow(esUrl: string, alias: string): Promise<string> {
+export async function deleteOneRow(esUrl: string, alias: string, query: object = { match_all: {} }): Promise<string> {
   const json = async (path: string, init: RequestInit = {}) => {
     const response = await fetch(`${esUrl}${path}`, { ...init, headers: { 'content-type': 'application/json' } });
     if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<any>;
   };
-  const hit = (await json(`/${alias}/_search?size=1&_source=false`)).hits.hits[0] as { _index: string; _id: string } | undefined;
+  const hit = (await json(`/${alias}/_search?size=1&_source=false`, { method: 'POST', body: JSON.stringify({ query }) })).hits.hits[0] as { _index: string; _id: string } | undefined;
   if (!hit) throw new Error(`${alias} holds no document to delete`);
   const block = (value: boolean | null) => json(`/${hit._index}/_settings`, { method: 'PUT', body: JSON.stringify({ 'index.blocks.write': value }) });
   const blocked = (await json(`/${hit._index}/_settings/index.blocks.write`))[hit._index]?.settings?.index?.blocks?.write === 'true';

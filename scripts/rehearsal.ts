@@ -1,6 +1,6 @@
 /**
- * `npm run rehearsal -- [--minutes M] [--seed S] [--scale N] [--no-faults]`: the whole deployment on loopback
- * under a seeded nemesis (issue 47), every part real, then a checker over what happened.
+ * `npm run rehearsal -- [--minutes M] [--seed S] [--scale N] [--no-faults] [--sabotage KIND|seeded]`: the whole deployment on loopback
+ * under a seeded nemesis, every part real, then a checker over what happened.
  *
  * - three Elasticsearch nodes (scripts/elasticsearch-cluster.ts), `ES_REPLICAS=1`;
  * - an S3 store (moto) the run publishes the registry's next export to every few tens of seconds
@@ -14,6 +14,10 @@
  *   it again, SIGKILLs a gateway worker, SIGTERMs a whole gateway and starts it again, SIGSTOPs
  *   Redis for 5–20 s and the store past its timeout, SIGKILLs the follower and starts it again.
  *   A partition is not made here (no network namespaces for an unprivileged run): reported skipped.
+ *
+ * `--sabotage KIND` runs it with one defect planted from outside the product and no nemesis
+ * (scripts/rehearsal-sabotage.ts; `seeded`: the kind the seed picks): it exits 1 when the checker
+ * names the invariant that defect breaks, 3 when it does not (or the defect was never planted).
  *
  * The history (faults, publications, generations live, every answer, rows delivered, RSS) is
  * written to `.cache/rehearsal/<seed>.json`; the checker (scripts/rehearsal-checks.ts) compares it
@@ -41,12 +45,19 @@ import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { startMoto } from './moto.ts';
 import { type Entry, type Expected, check } from './rehearsal-checks.ts';
+import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'no-faults': { type: 'boolean' } } });
-/** `--no-faults`: the same run without the nemesis, the baseline its lags are read against. */
-const faultless = values['no-faults'] === true;
+const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'no-faults': { type: 'boolean' }, sabotage: { type: 'string' } } });
 const minutes = Number(values.minutes ?? 3);
 const seed = Number(values.seed ?? Math.floor(Math.random() * 1_000_000));
+if (values.sabotage !== undefined && values.sabotage !== 'seeded' && !(SABOTAGE_KINDS as readonly string[]).includes(values.sabotage)) {
+  console.error(`--sabotage: one of ${SABOTAGE_KINDS.join(', ')}, or seeded`);
+  process.exit(2);
+}
+/** The defect planted, if any (`seeded`: the seed picks it). */
+const sabotage = values.sabotage === 'seeded' ? SABOTAGE_KINDS[seed % SABOTAGE_KINDS.length]! : (values.sabotage as SabotageKind | undefined);
+/** `--no-faults`: the same run without the nemesis, the baseline its lags are read against; a sabotage run has none either. */
+const faultless = values['no-faults'] === true || sabotage !== undefined;
 const scale = Number(values.scale ?? 2);
 const PREFIX = 'rehearsal';
 const STORE_TIMEOUT_MS = 4000;
@@ -57,7 +68,8 @@ const history: Entry[] = [];
 type Unstamped<T> = T extends unknown ? Omit<T, 'at'> & { at?: number } : never;
 const record = (entry: Unstamped<Entry>): void => void history.push({ at: now(), ...entry } as Entry);
 
-log(`seed ${seed}, ${minutes} min, scale ${scale} (replay: npm run rehearsal -- --minutes ${minutes} --seed ${seed} --scale ${scale})`);
+const replay = `--minutes ${minutes} --seed ${seed} --scale ${scale}${sabotage ? ` --sabotage ${sabotage}` : ''}`;
+log(`seed ${seed}, ${minutes} min, scale ${scale}${sabotage ? `, sabotage ${sabotage}` : ''} (replay: npm run rehearsal -- ${replay})`);
 const random = createRandom(seed, 'nemesis');
 const config = loadConfig();
 const work = await mkdtemp(path.join(config.cacheDir, 'rehearsal-'));
@@ -108,6 +120,12 @@ async function publish(dir: string): Promise<void> {
 const first = path.join(work, 'export-0');
 await writeBundle(first, { scale, seed });
 await publish(first);
+const firstRows = async (file: string) => {
+  const out: BundleRow[] = [];
+  for await (const { row } of readRows(first, file)) out.push(row);
+  return out;
+};
+const firstEvents = new Set((await firstRows('events.jsonl')).map((r) => String(r.id)));
 
 /** The follower: `npm run load -- --follow`, its own process; started again after a kill. */
 let follower: ChildProcess | undefined;
@@ -155,9 +173,19 @@ async function readLive(): Promise<{ doc: GenerationDoc; counts: Record<string, 
   }
   return undefined;
 }
+/** `--sabotage row-short`: when the second generation goes live, one of its first export's events deleted behind the loader's back. */
+let rowDeleted: string | undefined;
+async function deleteRowOnce(): Promise<boolean> {
+  if (sabotage !== 'row-short' || rowDeleted !== undefined || live === undefined) return false;
+  const node = cluster.nodes.find((n) => n.alive)!;
+  rowDeleted = await deleteOneRow(node.url, aliasName(PREFIX, 'events'), { terms: { id: [...firstEvents].slice(0, 100) } });
+  log(`sabotage: deleted event ${rowDeleted} from the live generation`);
+  return true;
+}
 const watcher = (async () => {
   while (!stopping) {
-    const read = await readLive();
+    let read = await readLive();
+    if (read && read.doc.generation !== live?.generation && (await deleteRowOnce())) read = await readLive();
     if (read && read.doc.generation !== live?.generation) {
       live = read.doc;
       record({ kind: 'live', generation: live.generation, bundleId: live.bundleId, counts: read.counts });
@@ -179,12 +207,24 @@ const BUDGET = { points: 100, windowMs: 2000, cost: 2 };
 const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 const ports = [await freePort(), await freePort()];
 const gateways: (Gateway | undefined)[] = [];
+/** A gateway's settings: `--sabotage budget-apart` starts the second without the shared store, `leak` the first with a module that leaks. */
+function gatewayEnvOf(i: number): Record<string, string> {
+  const own: Record<string, string> = { ...gatewayEnv, PORT: String(ports[i]) };
+  if (sabotage === 'budget-apart' && i === 1) delete own.RATE_LIMIT_STORE;
+  if (sabotage === 'leak' && i === 0) own.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(PROJECT_ROOT, 'scripts', 'rehearsal-leak.ts')}`.trim();
+  return own;
+}
 async function startGateway(i: number): Promise<void> {
-  gateways[i] = await spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...gatewayEnv, PORT: String(ports[i]) });
+  gateways[i] = await spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), gatewayEnvOf(i));
 }
 await Promise.all([startGateway(0), startGateway(1)]);
 cleanups.push(async () => Promise.all(gateways.map((g) => g?.stop())));
-const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
+const direct = (i: number) => `http://127.0.0.1:${ports[i]}`;
+/** `--sabotage` of a proxy's kind: every client reaches the gateways through faulty proxies that plant one defect between them. */
+const plant = sabotage && isProxyFault(sabotage) ? planter(PLANT_AFTER[sabotage]) : undefined;
+const proxies = plant && isProxyFault(sabotage!) ? await Promise.all(ports.map((_, i) => startFaultyProxy(direct(i), sabotage as Parameters<typeof startFaultyProxy>[1], plant))) : undefined;
+cleanups.push(async () => Promise.all(proxies?.map((p) => p.stop()) ?? []));
+const base = (i: number) => proxies?.[i]!.url ?? direct(i);
 
 // --- clients ----------------------------------------------------------------------------------
 /** A client's connections, from its own loopback address. */
@@ -212,7 +252,11 @@ async function get(client: string, agent: ClientAgent, url: string): Promise<{ s
   return getOnce(client, new Agent({ localAddress: agent.address }), url);
 }
 
-const gatewayOf = (url: string) => ports.indexOf(Number(new URL(url).port));
+const gatewayOf = (url: string) => {
+  const port = Number(new URL(url).port);
+  const proxied = proxies?.findIndex((p) => p.port === port) ?? -1;
+  return proxied >= 0 ? proxied : ports.indexOf(port);
+};
 
 function getOnce(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean; sent: number }> {
   const { pathname, search } = new URL(url);
@@ -242,13 +286,7 @@ function getOnce(client: string, agent: Agent, url: string): Promise<{ status: n
   });
 }
 
-const firstRows = async (file: string) => {
-  const out: BundleRow[] = [];
-  for await (const { row } of readRows(first, file)) out.push(row);
-  return out;
-};
 const entities = await firstRows('entities.jsonl');
-const firstEvents = new Set((await firstRows('events.jsonl')).map((r) => String(r.id)));
 const detailEntity = entities.find((e) => e.environment === 'stillness' && e.entityType === 'system')!;
 const clients: Promise<void>[] = [];
 
@@ -345,7 +383,8 @@ for (const [name, query] of [['stream-all', ''], ['stream-kind', `&kind=${STREAM
 // A stream whose client never reads: the gateway must cut it, not hold its bytes.
 clients.push(
   (async () => {
-    const req = request(`${base(1)}/v1/events/stream?cycles=all&since_indexed=${startedThrough}`, { agent: agentFor('127.0.0.6') });
+    // Straight to the gateway: a proxy would take the bytes its client does not.
+    const req = request(`${direct(1)}/v1/events/stream?cycles=all&since_indexed=${startedThrough}`, { agent: agentFor('127.0.0.6') });
     req.on('response', (res) => res.pause());
     req.on('error', () => {});
     req.end();
@@ -498,6 +537,13 @@ const nemesis = (async () => {
 })();
 
 // --- the end ----------------------------------------------------------------------------------
+/** When the run's defect was planted (s into the run), if it was: a gateway's settings are from the start. */
+function plantedAt(): number | undefined {
+  if (!sabotage) return undefined;
+  if (plant) return plant.plantedAt() === undefined ? undefined : Math.round((plant.plantedAt()! - started) / 100) / 10;
+  if (sabotage === 'row-short') return rowDeleted === undefined ? undefined : 0;
+  return 0;
+}
 let exitCode = 0;
 try {
   await Promise.all([nemesis, publisher]);
@@ -539,6 +585,7 @@ try {
       const went = history.find((e) => e.kind === 'live' && e.bundleId === bundleId && e.at >= published);
       return went ? Math.round((went.at - published) / 100) / 10 : null;
     }),
+    ...(sabotage && { sabotage: { kind: sabotage, planted: plantedAt(), caughtAs: CAUGHT_AS[sabotage] } }),
     violations,
     history: file,
   };
@@ -546,6 +593,11 @@ try {
   if (violations.length) {
     exitCode = 1;
     for (const v of violations) log(`BROKEN: ${v.invariant}: ${v.detail}${v.after ? ` (after ${v.after})` : ''}`);
+  }
+  if (sabotage) {
+    const caught = plantedAt() !== undefined && violations.some((v) => v.invariant === CAUGHT_AS[sabotage]);
+    log(caught ? `sabotage ${sabotage}: caught, as "${CAUGHT_AS[sabotage]}"` : `sabotage ${sabotage}: NOT caught (${plantedAt() === undefined ? 'never planted' : `no "${CAUGHT_AS[sabotage]}"`})`);
+    if (!caught) exitCode = 3;
   }
 } catch (error) {
   exitCode = 1;

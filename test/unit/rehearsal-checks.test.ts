@@ -1,5 +1,5 @@
 /**
- * The rehearsal's checker (issue 47), on small histories: each invariant broken once, named with
+ * The rehearsal's checker, on small histories: each invariant broken once, named with
  * the fault that preceded it; a clean history passes.
  */
 import { describe, expect, it } from 'vitest';

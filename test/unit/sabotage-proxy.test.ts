@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultyProxy, type ProxyFault, startFaultyProxy } from '../../scripts/rehearsal-sabotage.ts';
+import { type FaultyProxy, type Planter, type ProxyFault, planter, startFaultyProxy } from '../../scripts/rehearsal-sabotage.ts';
 import { openSse } from '../support/sse.ts';
 
 let upstream: Server;
@@ -22,10 +22,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => upstream.close(resolve)));
 
-async function withProxy(fault: ProxyFault, after: number, run: (proxy: FaultyProxy) => Promise<void>, to = target): Promise<void> {
-  const proxy = await startFaultyProxy(to, fault, { after });
+async function withProxy(fault: ProxyFault, after: number, run: (proxy: FaultyProxy, plant: Planter) => Promise<void>, to = target): Promise<void> {
+  const plant = planter(after);
+  const proxy = await startFaultyProxy(to, fault, plant);
   try {
-    await run(proxy);
+    await run(proxy, plant);
   } finally {
     await proxy.stop();
   }
@@ -39,9 +40,9 @@ const rowsOf = async (url: string) => {
 
 describe('the faulty proxy', () => {
   it('sends one streamed row twice, once', () =>
-    withProxy('stream-twice', 1, async (proxy) => {
+    withProxy('stream-twice', 1, async (proxy, plant) => {
       expect(await rowsOf(`${proxy.url}/stream`)).toEqual({ ids: ['row-1', 'row-2', 'row-2', 'row-3', 'row-4'], last: 'e4' });
-      expect(proxy.plantedAt()).toBeGreaterThan(0);
+      expect(plant.plantedAt()).toBeGreaterThan(0);
       expect((await rowsOf(`${proxy.url}/stream`)).ids).toEqual(['row-1', 'row-2', 'row-3', 'row-4']);
     }));
 
@@ -58,12 +59,22 @@ describe('the faulty proxy', () => {
       expect(await page('/v1/events?since_indexed=x')).toEqual(['a', 'b']);
     }));
 
-  it('answers one request 500', () =>
+  it("answers one request 500, never a stream's", () =>
     withProxy('answer-500', 1, async (proxy) => {
       const statuses = [];
-      for (let i = 0; i < 3; i += 1) statuses.push((await fetch(`${proxy.url}/v1/x`)).status);
-      expect(statuses).toEqual([200, 500, 200]);
+      for (const path of ['/v1/x', '/stream', '/v1/x', '/v1/x']) statuses.push((await fetch(`${proxy.url}${path}`)).status);
+      expect(statuses).toEqual([200, 200, 500, 200]);
     }));
+
+  it('plants once for every proxy of a run', async () => {
+    const plant = planter(0);
+    const [a, b] = [await startFaultyProxy(target, 'answer-500', plant), await startFaultyProxy(target, 'answer-500', plant)];
+    try {
+      expect([(await fetch(`${b.url}/v1/x`)).status, (await fetch(`${a.url}/v1/x`)).status, (await fetch(`${b.url}/v1/x`)).status]).toEqual([500, 200, 200]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
 
   it('reads one request and never answers it', () =>
     withProxy('never-answered', 0, async (proxy) => {
