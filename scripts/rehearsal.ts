@@ -72,6 +72,8 @@ const replay = `--minutes ${minutes} --seed ${seed} --scale ${scale}${sabotage ?
 log(`seed ${seed}, ${minutes} min, scale ${scale}${sabotage ? `, sabotage ${sabotage}` : ''} (replay: npm run rehearsal -- ${replay})`);
 const random = createRandom(seed, 'nemesis');
 const config = loadConfig();
+// A fresh clone has no cache folder yet.
+await mkdir(config.cacheDir, { recursive: true });
 const work = await mkdtemp(path.join(config.cacheDir, 'rehearsal-'));
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
