@@ -29,7 +29,9 @@ export type Entry =
       sent?: number;
     }
   | { at: number; kind: 'rows'; client: string; ids: string[] }
-  | { at: number; kind: 'rss'; process: string; pid: number; mb: number };
+  | { at: number; kind: 'rss'; process: string; pid: number; mb: number }
+  /** A process of the run found gone, last seen running at `seen`: a gateway (`gateway-<i>`), one of its workers, the follower, a node. */
+  | { at: number; kind: 'gone'; process: string; pid?: number; seen: number };
 
 export interface Expected {
   /** By bundle id: the distinct ids of each row file the generation must hold. */
@@ -60,6 +62,7 @@ export const INVARIANTS = {
   twice: 'no row is delivered twice',
   budget: "a client's budget holds across both gateways",
   memory: 'memory of every gateway worker and of the follower stays flat',
+  deaths: 'no process stops but by a fault',
 } as const;
 
 export interface Violation {
@@ -136,6 +139,15 @@ function visibilities(history: readonly Entry[], newEvents: Expected['newEvents'
   return out;
 }
 
+/** The faults that stop a process of the run, by its name: a gateway's workers go with a worker kill or with their gateway. */
+function stoppedBy(process: string): { fault: string; target: string }[] {
+  const worker = /^(gateway-\d+) worker$/.exec(process);
+  if (worker) return [{ fault: 'worker-kill', target: process }, { fault: 'gateway-term', target: worker[1]! }];
+  if (/^gateway-\d+$/.test(process)) return [{ fault: 'gateway-term', target: process }];
+  if (process === 'follower') return [{ fault: 'follower-kill', target: process }];
+  return [{ fault: 'es-kill', target: process }, { fault: 'es-kill-master', target: process }];
+}
+
 export function check(history: readonly Entry[], expected: Expected): Violation[] {
   const violations: Violation[] = [];
   // Every question about faults asks the faults alone: an hour's history holds some 10^5 answers
@@ -146,6 +158,15 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
 
   for (const fault of faults) {
     if (fault.failed) violate(INVARIANTS.restarts, `${fault.fault} ${fault.target}: ${fault.failed}`, fault.at);
+  }
+  // A process gone is one a fault stopped: a fault on it in progress between when it was last seen
+  // running and when it was found gone (a second's slack for the sampler).
+  for (const entry of history) {
+    if (entry.kind !== 'gone') continue;
+    const by = stoppedBy(entry.process);
+    const on = (f: Fault) => by.some(({ fault, target }) => f.fault === fault && (f.target === target || f.target.startsWith(`${target} `)));
+    const stopped = faults.some((f) => on(f) && f.at <= entry.at && (f.failed ? Infinity : (f.until ?? f.at)) >= entry.seen - 1000);
+    if (!stopped) violate(INVARIANTS.deaths, `${entry.process}${entry.pid ? ` (pid ${entry.pid})` : ''}: gone between ${(entry.seen / 1000).toFixed(1)} s and ${(entry.at / 1000).toFixed(1)} s, no fault stopped it`, entry.at);
   }
 
   for (const entry of history) {

@@ -398,15 +398,33 @@ clients.push(
 // RSS of every gateway worker and of the follower.
 const childrenOf = async (pid: number) => (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
 const rss = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1] ?? 0) / 1024;
+/** Every process of the run as last seen running, by `<name> <pid>` (a node by its name), and when: one gone since is recorded. */
+let lastSeen = new Map<string, { process: string; pid?: number; at: number }>();
 const sampler = (async () => {
   while (!stopping) {
+    const seen = new Map<string, { process: string; pid?: number; at: number }>();
+    const running = (process: string, pid?: number) => seen.set(pid === undefined ? process : `${process} ${pid}`, { process, pid, at: now() });
     const sample = async (process: string, pid: number) => {
       const mb = Math.round(await rss(pid));
       // A process gone between listing and reading has no sample.
       if (mb > 0) record({ kind: 'rss', process, pid, mb });
     };
-    for (const [i, gateway] of gateways.entries()) for (const pid of gateway ? await childrenOf(gateway.pid) : []) await sample(`gateway-${i} worker`, pid);
-    if (follower?.pid) await sample('follower', follower.pid);
+    for (const [i, gateway] of gateways.entries()) {
+      if (!gateway || !(await rss(gateway.pid))) continue;
+      running(`gateway-${i}`, gateway.pid);
+      for (const pid of await childrenOf(gateway.pid)) {
+        running(`gateway-${i} worker`, pid);
+        await sample(`gateway-${i} worker`, pid);
+      }
+    }
+    if (follower?.pid && follower.exitCode === null && follower.signalCode === null) {
+      running('follower', follower.pid);
+      await sample('follower', follower.pid);
+    }
+    for (const node of cluster.nodes) if (node.alive) running(node.name);
+    if (stopping) break;
+    for (const [key, { process, pid, at }] of lastSeen) if (!seen.has(key)) record({ kind: 'gone', process, pid, seen: at });
+    lastSeen = seen;
     await sleep(10_000);
   }
 })();

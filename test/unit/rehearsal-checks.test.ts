@@ -98,6 +98,23 @@ describe('the rehearsal checker', () => {
     expect(rules(clean.filter((e) => !(e.kind === 'live' && e.generation === 'g2')))).toEqual(['the follower ends on the last publication']);
   });
 
+  it('names a process gone that no fault stopped, and takes those a fault on them stopped', () => {
+    const DEATHS = 'no process stops but by a fault';
+    const faults: Entry[] = [
+      { at: 20_000, kind: 'fault', fault: 'worker-kill', target: 'gateway-1 worker 4242', until: 22_000 },
+      { at: 40_000, kind: 'fault', fault: 'gateway-term', target: 'gateway-0', until: 44_000 },
+      { at: 60_000, kind: 'fault', fault: 'es-kill-master', target: 'rehearsal-2', until: 70_000 },
+    ];
+    const gone = (process: string, seen: number, at: number, pid?: number): Entry => ({ at, kind: 'gone', process, pid, seen });
+    // Each stopped by a fault on it: a worker by its kill, the workers and the primary of a gateway by its stop, a node by its kill.
+    expect(rules([...clean, ...faults, gone('gateway-1 worker', 15_000, 25_000, 4242), gone('gateway-0', 41_000, 51_000, 7), gone('gateway-0 worker', 35_000, 45_000, 8), gone('rehearsal-2', 55_000, 65_000)])).toEqual([]);
+    // A worker of the other gateway, the follower, a node that no fault touched, or gone long after its fault.
+    expect(rules([...clean, ...faults, gone('gateway-0 worker', 15_000, 25_000, 9)])).toEqual([DEATHS]);
+    expect(rules([...clean, ...faults, gone('follower', 30_000, 40_000, 10)])).toEqual([DEATHS]);
+    expect(rules([...clean, ...faults, gone('rehearsal-1', 55_000, 65_000)])).toEqual([DEATHS]);
+    expect(rules([...clean, ...faults, gone('gateway-1', 80_000, 90_000, 11)])).toEqual([DEATHS]);
+  });
+
   it('names rows missing or twice', () => {
     const missing: Entry[] = clean.map((e) => (e.kind === 'rows' ? { ...e, ids: ['e11'] } : e));
     expect(rules(missing)).toEqual(['every stream and walker receives every row that went live']);
