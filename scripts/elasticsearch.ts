@@ -239,7 +239,7 @@ export interface ClusterMembership {
   clusterName: string;
   nodeName: string;
   transportPort: number;
-  /** Transport addresses (`127.0.0.1:<port>`) of every node, this one included. */
+  /** Transport addresses (`<loopback address>:<port>`) of every node, this one included. */
   seedHosts: string[];
   /** Names of the master-eligible nodes that bootstrap a new cluster (every node here). */
   initialMasterNodes: string[];
@@ -288,13 +288,16 @@ async function prepareNode(node: NodePaths, home: string, settings: NodeSettings
   if (owner.uid !== undefined) await chownTree(node.root, owner.uid, owner.gid!);
 }
 
-/** As root: the uid/gid of the unprivileged user, created on first use. Otherwise: nothing. */
-export async function runAs(): Promise<{ uid?: number; gid?: number }> {
+/**
+ * As root: the uid/gid of an unprivileged user (the provisioned node's by default), created on
+ * first use. Otherwise: nothing.
+ */
+export async function runAs(user = ES_USER): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
-  const id = () => spawnSync('id', ['-u', ES_USER], { encoding: 'utf8' });
-  if (id().status !== 0) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER]);
+  const id = () => spawnSync('id', ['-u', user], { encoding: 'utf8' });
+  if (id().status !== 0) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', user]);
   const uid = Number(id().stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', ES_USER], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
   return { uid, gid };
 }
 
@@ -324,11 +327,12 @@ export async function clusterAnswers(url: string): Promise<boolean> {
   }
 }
 
-export async function freePort(): Promise<number> {
+/** A port free on `host` (a loopback address) right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
