@@ -4,6 +4,8 @@
  * - A link proxy in front of a real HTTP server passes, black-holes (a request on an open
  *   keep-alive connection and one on a new connection both time out), passes again when healed,
  *   delays each way and throttles.
+ * - The store client (the gateway's and the follower's) through a proxy to moto slowed past its
+ *   timeout: its read times out; healed, it reads.
  * - Our iptables chain goes away with its process (SIGINT) and, left by a process that is gone,
  *   at the next open.
  * - Three native nodes on their own addresses and users: one node cut from the other two (they
@@ -25,7 +27,9 @@ import { nativeNodesMissing } from '../../scripts/elasticsearch.ts';
 import { type ClusterNetwork, clusterNetwork } from '../../scripts/net/cluster-faults.ts';
 import { firewallUnavailable, openFirewall } from '../../scripts/net/firewall.ts';
 import { type LinkProxy, startLinkGroup, startLinkProxy } from '../../scripts/net/link-proxy.ts';
+import { type MotoServer, startMoto } from '../../scripts/moto.ts';
 import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
+import { createObjectStore } from '../../src/store/object-store.ts';
 
 /** Milliseconds one GET through `url` takes, or the error it ended with (a fresh connection unless `keepAlive`). */
 async function timedGet(url: string, timeoutMs: number, fresh = false): Promise<{ ms: number; status?: number; error?: string; bytes?: number }> {
@@ -86,6 +90,42 @@ describe('a link proxy in front of an HTTP server', () => {
     expect(throttled.bytes).toBe(body.length);
     expect(throttled.ms).toBeGreaterThanOrEqual(1900);
     expect(healed.ms).toBeLessThan(500);
+  });
+});
+
+describe('the object store’s link slowed past its timeout', () => {
+  let moto: MotoServer;
+  let proxy: LinkProxy;
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    await moto.createBucket('net');
+    await moto.store().put('s3://net/a', Buffer.from('hello'), { contentType: 'text/plain' });
+    proxy = await startLinkProxy(moto.endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await moto?.stop();
+  });
+
+  it('fails the store client’s reads while slow, and not once healed', async () => {
+    // The store client as the gateway and the follower make it, pointed at the proxy; one attempt.
+    const store = createObjectStore({ ...moto.config(), endpoint: proxy.url, timeoutMs: 1000, attempts: 1 });
+    const read = async () => {
+      const started = performance.now();
+      const outcome = await store.get('s3://net/a').then((fetched) => (fetched.status === 'ok' ? fetched.bytes.toString() : fetched.status), (error: Error) => error.message);
+      return { outcome, ms: Math.round(performance.now() - started) };
+    };
+    const before = await read();
+    proxy.set({ kind: 'slow', delayMs: 1500 });
+    const slowed = await read();
+    proxy.set({ kind: 'pass' });
+    const healed = await read();
+    console.log(`store link 1.5 s each way, timeout 1 s: ${JSON.stringify({ before, slowed, healed })}`);
+    expect(before.outcome).toBe('hello');
+    expect(slowed.outcome).toMatch(/no answer for 1000 ms \(ETIMEDOUT\)/);
+    expect(slowed.ms).toBeGreaterThanOrEqual(1000);
+    expect(healed.outcome).toBe('hello');
   });
 });
 
