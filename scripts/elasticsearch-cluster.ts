@@ -4,7 +4,14 @@
  * port, config, data and logs, all master-eligible data nodes that find each other through
  * `discovery.seed_hosts` and bootstrap with `cluster.initial_master_nodes`.
  *
- * Distribution, Java, the unprivileged user and the node config come from
+ * Each node listens on a loopback address of its own (127.0.0.11, .12, …) and, as root, runs as
+ * a system user of its own (`registry-es-1`, …): the kernel gives an outgoing connection the
+ * source 127.0.0.1 whatever address it goes to, so it is by its owner and by where it goes that
+ * a firewall rule tells one node's traffic from another's (scripts/net/cluster-faults.ts cuts
+ * and degrades links that way). Loopback addresses, published too: Elasticsearch enforces its
+ * production bootstrap checks once the transport publishes any other.
+ *
+ * Distribution, Java, the unprivileged users and the node config come from
  * scripts/elasticsearch.ts. Unlike the provisioned single node, a cluster is never reused: it
  * starts from empty data directories every time and lives only as long as its caller. Nodes are
  * signalled only through the pid each one wrote (never by name), so other sessions' nodes are
@@ -23,7 +30,12 @@ const STOP_TIMEOUT_MS = 30_000;
 export interface ClusterNode {
   name: string;
   url: string;
+  /** The loopback address it listens on (HTTP and transport), its own. */
+  host: string;
+  httpPort: number;
   transportPort: number;
+  /** The system user it runs as (root only; otherwise it runs as the caller). */
+  user?: { name: string; uid: number };
   /** The `bin/elasticsearch` launcher; the server JVM is its child and writes `pidFile`. */
   launcher: ChildProcess;
   pidFile: string;
@@ -55,42 +67,55 @@ export interface ClusterOptions {
   size?: number;
   /** Extra JVM options for every node (e.g. `-XX:TieredStopAtLevel=1` for a faster start). */
   jvmOptions?: string[];
+  /**
+   * More `elasticsearch.yml` settings for every node. With the defaults a node cut off is noticed
+   * after about 33 s (three leader or follower checks of 10 s) and the master cut off is replaced
+   * in about 35 s, its removal published 30 s later (`cluster.publish.timeout`): a shorter
+   * `cluster.fault_detection.*.timeout` makes partitions tell sooner.
+   */
+  settings?: Record<string, string | number>;
   log?: Log;
 }
 
 export async function startCluster(options: ClusterOptions): Promise<LocalCluster> {
-  const { cacheDir, name, heap, size = 3, jvmOptions = [], log = () => {} } = options;
+  const { cacheDir, name, heap, size = 3, jvmOptions = [], settings, log = () => {} } = options;
   const javaHome = findJava();
   const home = await installDistribution(cacheDir, log);
   const root = path.join(esRoot(cacheDir), 'clusters', name);
   await stopLeftovers(root);
   await rm(root, { recursive: true, force: true });
 
-  const specs: { name: string; port: number; transportPort: number; dir: string }[] = [];
-  for (let i = 1; i <= size; i++) specs.push({ name: `${name}-${i}`, port: await freePort(), transportPort: await freePort(), dir: path.join(root, `node-${i}`) });
+  const specs: { name: string; host: string; port: number; transportPort: number; dir: string; user: string }[] = [];
+  for (let i = 1; i <= size; i++) {
+    const host = nodeHost(i);
+    specs.push({ name: `${name}-${i}`, host, port: await freePort(host), transportPort: await freePort(host), dir: path.join(root, `node-${i}`), user: `registry-es-${i}` });
+  }
   const membership = {
     // A cluster name of its own: a node of another cluster that happens to reuse a port is refused.
     clusterName: `registry-gateway-${name}`,
-    seedHosts: specs.map((spec) => `127.0.0.1:${spec.transportPort}`),
+    seedHosts: specs.map((spec) => `${spec.host}:${spec.transportPort}`),
     initialMasterNodes: specs.map((spec) => spec.name),
   };
   for (const spec of specs) {
     for (const dir of ['data', 'logs', 'tmp']) await mkdir(path.join(spec.dir, dir), { recursive: true });
     await writeNodeConfig(path.join(spec.dir, 'config'), home, {
       port: spec.port,
+      host: spec.host,
       heap,
+      settings,
       dataPath: path.join(spec.dir, 'data'),
       logsPath: path.join(spec.dir, 'logs'),
       cluster: { ...membership, nodeName: spec.name, transportPort: spec.transportPort },
     });
     if (jvmOptions.length) await writeFile(path.join(spec.dir, 'config', 'jvm.options.d', 'cluster.options'), `${jvmOptions.join('\n')}\n`);
   }
-  const owner = await runAs();
-  if (owner.uid !== undefined) await chownTree(root, owner.uid, owner.gid!);
+  const owners = await Promise.all(specs.map((spec) => runAs(spec.user)));
+  for (const [i, owner] of owners.entries()) if (owner.uid !== undefined) await chownTree(specs[i]!.dir, owner.uid, owner.gid!);
 
   log(`cluster ${name}: starting ${size} nodes of Elasticsearch (heap ${heap} each, files in ${root})`);
   /** Starts (or starts again) a node's server on its own directory: its data survives a restart. */
   const launch = (spec: (typeof specs)[number], node?: ClusterNode): ClusterNode => {
+    const owner = owners[specs.indexOf(spec)]!;
     const logFile = path.join(spec.dir, 'logs', 'stdout.log');
     const pidFile = path.join(spec.dir, 'elasticsearch.pid');
     rmSync(pidFile, { force: true });
@@ -99,7 +124,8 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
       env: { PATH: process.env.PATH, HOME: spec.dir, ES_JAVA_HOME: javaHome, ES_PATH_CONF: path.join(spec.dir, 'config'), ES_TMPDIR: path.join(spec.dir, 'tmp') },
       ...owner,
     });
-    const started = node ?? ({ name: spec.name, url: `http://127.0.0.1:${spec.port}`, transportPort: spec.transportPort, pidFile, logFile } as ClusterNode);
+    const user = owner.uid === undefined ? undefined : { name: spec.user, uid: owner.uid };
+    const started = node ?? ({ name: spec.name, url: `http://${spec.host}:${spec.port}`, host: spec.host, httpPort: spec.port, transportPort: spec.transportPort, user, pidFile, logFile } as ClusterNode);
     Object.assign(started, { launcher, alive: true });
     started.exited = new Promise((resolve) => launcher.once('exit', (code) => resolve(code)));
     void started.exited.then(() => (started.alive = false));
@@ -140,6 +166,11 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
   }
   log(`cluster ${name}: ${size} nodes formed one cluster (${cluster.esUrl})`);
   return cluster;
+}
+
+/** Node i's own loopback address (i from 1): 127.0.0.11, 127.0.0.12, … */
+export function nodeHost(i: number): string {
+  return `127.0.0.${10 + i}`;
 }
 
 /** Waits until a node reports every node joined and (at the start: the cluster is empty) the cluster green. */

@@ -107,7 +107,7 @@ export async function stopElasticsearch(config: Pick<Config, 'cacheDir'>, log: L
   log(`Elasticsearch: stopped (pid ${pid})`);
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -179,6 +179,18 @@ export function findJava(env: NodeJS.ProcessEnv = process.env): string {
   return found;
 }
 
+/** Why native nodes cannot run here (no Java, no distribution), or undefined when they can: for tests to skip, saying why. */
+export async function nativeNodesMissing(cacheDir: string): Promise<string | undefined> {
+  try {
+    findJava();
+    await installDistribution(cacheDir);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProvisionError) return error.message.split('.')[0];
+    throw error;
+  }
+}
+
 /** The major version a JDK directory declares in its `release` file (0 when unknown). */
 function javaVersion(dir: string): number {
   try {
@@ -232,6 +244,8 @@ export interface NodeSettings {
   logsPath?: string;
   /** Join a cluster of several nodes instead of running single (scripts/elasticsearch-cluster.ts). */
   cluster?: ClusterMembership;
+  /** More `elasticsearch.yml` settings (e.g. quicker fault detection for a rehearsal). */
+  settings?: Record<string, string | number>;
 }
 
 /** How a node finds the other nodes of a cluster on loopback. */
@@ -239,7 +253,7 @@ export interface ClusterMembership {
   clusterName: string;
   nodeName: string;
   transportPort: number;
-  /** Transport addresses (`127.0.0.1:<port>`) of every node, this one included. */
+  /** Transport addresses (`<loopback address>:<port>`) of every node, this one included. */
   seedHosts: string[];
   /** Names of the master-eligible nodes that bootstrap a new cluster (every node here). */
   initialMasterNodes: string[];
@@ -273,6 +287,7 @@ export async function writeNodeConfig(configDir: string, home: string, settings:
     'cluster.routing.allocation.disk.threshold_enabled: false',
     `path.data: ${settings.dataPath}`,
     `path.logs: ${settings.logsPath}`,
+    ...Object.entries(settings.settings ?? {}).map(([key, value]) => `${key}: ${value}`),
     '',
   ].join('\n');
   await writeFile(path.join(configDir, 'elasticsearch.yml'), yml);
@@ -288,13 +303,25 @@ async function prepareNode(node: NodePaths, home: string, settings: NodeSettings
   if (owner.uid !== undefined) await chownTree(node.root, owner.uid, owner.gid!);
 }
 
-/** As root: the uid/gid of the unprivileged user, created on first use. Otherwise: nothing. */
-export async function runAs(): Promise<{ uid?: number; gid?: number }> {
+/**
+ * As root: the uid/gid of an unprivileged user (the provisioned node's by default), created on
+ * first use. Otherwise: nothing.
+ */
+export async function runAs(user = ES_USER): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {};
-  const id = () => spawnSync('id', ['-u', ES_USER], { encoding: 'utf8' });
-  if (id().status !== 0) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ES_USER]);
+  const id = () => spawnSync('id', ['-u', user], { encoding: 'utf8' });
+  // Two test files may create the same user at once: useradd then fails (the user exists, or
+  // /etc/passwd is locked) and the user is there a moment later.
+  for (let attempt = 1; id().status !== 0; attempt++) {
+    try {
+      run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', user]);
+    } catch (error) {
+      if (attempt === 10) throw error;
+      await sleep(200);
+    }
+  }
   const uid = Number(id().stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', ES_USER], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
   return { uid, gid };
 }
 
@@ -324,11 +351,12 @@ export async function clusterAnswers(url: string): Promise<boolean> {
   }
 }
 
-export async function freePort(): Promise<number> {
+/** A port free on `host` (a loopback address) right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });

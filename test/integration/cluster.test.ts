@@ -23,7 +23,7 @@ import { writeBundle } from '../../generator/write-bundle.ts';
 import { type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { type LocalCluster, startCluster } from '../../scripts/elasticsearch-cluster.ts';
 import { generationState, waitForSurvivors } from '../../scripts/cluster.ts';
-import { freePort, installDistribution, findJava, ProvisionError } from '../../scripts/elasticsearch.ts';
+import { freePort, nativeNodesMissing } from '../../scripts/elasticsearch.ts';
 import { type Sample, startReadLoad } from '../../scripts/read-load.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
@@ -83,18 +83,6 @@ describe('ES_URL listing a node that does not answer', () => {
     }
   });
 });
-
-/** Why native nodes cannot run here, or undefined when they can (Java and the distribution). */
-async function nativeNodesMissing(cacheDir: string): Promise<string | undefined> {
-  try {
-    findJava();
-    await installDistribution(cacheDir);
-    return undefined;
-  } catch (error) {
-    if (error instanceof ProvisionError) return error.message.split('.')[0];
-    throw error;
-  }
-}
 
 const config = loadConfig({});
 const missing = await nativeNodesMissing(config.cacheDir);
