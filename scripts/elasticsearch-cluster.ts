@@ -55,6 +55,8 @@ export interface LocalCluster {
   kill(node: ClusterNode): Promise<void>;
   /** Starts a killed node again on its data and waits until it has joined (the cluster whole again; not green). */
   restart(node: ClusterNode): Promise<void>;
+  /** Waits until every node is in the cluster again (after a partition healed; not green). */
+  rejoined(): Promise<void>;
   /** Stops every node still running (SIGTERM, SIGKILL after 30 s); removes the files unless `keep`. */
   stop(options?: { keep?: boolean }): Promise<void>;
 }
@@ -153,6 +155,7 @@ export async function startCluster(options: ClusterOptions): Promise<LocalCluste
       launch(specs[nodes.indexOf(node)]!, node);
       await waitForNodes(cluster, size, false);
     },
+    rejoined: () => waitForNodes(cluster, size, false),
     async stop({ keep = false } = {}) {
       await Promise.all(nodes.filter((node) => node.alive).map((node) => stopNode(node)));
       if (!keep) await rm(root, { recursive: true, force: true });

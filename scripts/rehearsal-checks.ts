@@ -114,8 +114,11 @@ function faultBefore(faults: readonly Fault[], at: number): string | undefined {
 }
 
 /** Whether an Elasticsearch node or the client's gateway was down at `at`. */
+/** Faults under which a polite client may be refused: a node or a gateway down, or cut off. */
+const DEGRADING = new Set(['es-kill', 'es-kill-master', 'gateway-term', 'worker-kill', 'partition-node', 'partition-master', 'node-loss', 'gateway-cut']);
+
 function degraded(faults: readonly Fault[], at: number, client: string): boolean {
-  return faults.some((e) => e.at <= at + 2000 && (e.until ?? e.at) + 5000 >= at && (e.fault === 'es-kill' || e.fault === 'gateway-term' || e.fault === 'worker-kill' || (e.fault === 'redis-stop' && client === 'polite')));
+  return faults.some((e) => e.at <= at + 2000 && (e.until ?? e.at) + 5000 >= at && (DEGRADING.has(e.fault) || (e.fault === 'redis-stop' && client === 'polite')));
 }
 
 /**

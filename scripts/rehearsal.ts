@@ -12,8 +12,11 @@
  *   detail routes, a greedy one over its budget, downloads (`format=ndjson`);
  * - the nemesis, seeded: SIGKILLs an Elasticsearch node (the elected master among them) and starts
  *   it again, SIGKILLs a gateway worker, SIGTERMs a whole gateway and starts it again, SIGSTOPs
- *   Redis for 5–20 s and the store past its timeout, SIGKILLs the follower and starts it again.
- *   A partition is not made here (no network namespaces for an unprivileged run): reported skipped.
+ *   Redis for 5–20 s and the store past its timeout, SIGKILLs the follower and starts it again;
+ *   and bad links (scripts/net/): a node cut from the other two, the elected master cut from the
+ *   rest, 30 % of a node's packets lost, a gateway cut from every node, the store's link slowed
+ *   past its timeout, each healed after a while. A fault the machine cannot make (iptables
+ *   missing, not root) is recorded as skipped and counted apart.
  *
  * `--sabotage KIND` runs it with one defect planted from outside the product and no nemesis
  * (scripts/rehearsal-sabotage.ts; `seeded`: the kind the seed picks): it exits 1 when the checker
@@ -44,6 +47,8 @@ import { IDENTITY, expectedCounts } from '../test/support/bundle-counts.ts';
 import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { startMoto } from './moto.ts';
+import { clusterNetwork } from './net/cluster-faults.ts';
+import { type LinkGroup, startLinkGroup, startLinkProxy } from './net/link-proxy.ts';
 import { type Entry, type Expected, check } from './rehearsal-checks.ts';
 import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
 
@@ -90,8 +95,20 @@ process.once('unhandledRejection', (error) => {
 });
 
 // --- the deployment -------------------------------------------------------------------------
-const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], log });
+// A node cut off is noticed in seconds rather than Elasticsearch's default half minute, so that a
+// partition of a few tens of seconds is one the cluster acts on.
+const FAULT_DETECTION = {
+  'cluster.fault_detection.follower_check.interval': '1s',
+  'cluster.fault_detection.follower_check.timeout': '3s',
+  'cluster.fault_detection.follower_check.retry_count': 2,
+  'cluster.fault_detection.leader_check.interval': '1s',
+  'cluster.fault_detection.leader_check.timeout': '3s',
+  'cluster.fault_detection.leader_check.retry_count': 2,
+};
+const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], settings: FAULT_DETECTION, log });
 cleanups.push(() => cluster.stop());
+const net = clusterNetwork(cluster.nodes);
+cleanups.push(async () => net.close());
 const moto = await startMoto();
 cleanups.push(() => moto.stop());
 await moto.createBucket('registry');
@@ -100,6 +117,9 @@ const store = moto.store();
 const redis = await startRedisServer();
 cleanups.push(() => redis.stop());
 
+// The store is reached through a link the nemesis can slow (the follower's and the gateways' reads; the publisher writes directly).
+const storeLink = await startLinkProxy(moto.env.AWS_ENDPOINT_URL_S3!);
+cleanups.push(() => storeLink.close());
 const env = {
   ES_URL: cluster.esUrl,
   ES_REPLICAS: '1',
@@ -109,6 +129,7 @@ const env = {
   STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
   STORE_ATTEMPTS: '4',
   ...moto.env,
+  AWS_ENDPOINT_URL_S3: storeLink.url,
 };
 
 /** Publications: their directories and bundle ids, in order, and the documents each must give (from its files). */
@@ -208,10 +229,13 @@ const startedThrough = live!.indexedAt!;
 const BUDGET = { points: 100, windowMs: 2000, cost: 2 };
 const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 const ports = [await freePort(), await freePort()];
+/** Each gateway reaches the nodes through links of its own, which the nemesis can cut. */
+const esLinks: LinkGroup[] = await Promise.all(ports.map(() => startLinkGroup(cluster.esUrl)));
+cleanups.push(async () => Promise.all(esLinks.map((links) => links.close())));
 const gateways: (Gateway | undefined)[] = [];
 /** A gateway's settings: `--sabotage budget-apart` starts the second without the shared store, `leak` the first with a module that leaks. */
 function gatewayEnvOf(i: number): Record<string, string> {
-  const own: Record<string, string> = { ...gatewayEnv, PORT: String(ports[i]) };
+  const own: Record<string, string> = { ...gatewayEnv, PORT: String(ports[i]), ES_URL: esLinks[i]!.urls };
   if (sabotage === 'budget-apart' && i === 1) delete own.RATE_LIMIT_STORE;
   if (sabotage === 'leak' && i === 0) own.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(PROJECT_ROOT, 'scripts', 'rehearsal-leak.ts')}`.trim();
   return own;
@@ -480,8 +504,22 @@ async function publishNext(k: number): Promise<void> {
   await publish(to);
 }
 
-const FAULTS = ['es-kill', 'es-kill-master', 'worker-kill', 'gateway-term', 'redis-stop', 'store-stall', 'follower-kill'] as const;
-if (!faultless) record({ kind: 'skipped', fault: 'partition', why: 'no network namespaces for an unprivileged run on loopback' });
+const FAULTS = [
+  'es-kill',
+  'es-kill-master',
+  'worker-kill',
+  'gateway-term',
+  'redis-stop',
+  'store-stall',
+  'follower-kill',
+  'partition-node',
+  'partition-master',
+  'node-loss',
+  'gateway-cut',
+  'store-slow',
+] as const;
+/** A fault this machine cannot make: recorded as skipped, never as made. */
+class Skipped extends Error {}
 /** A fault, recorded with its span once its process is back; one whose process did not come back is recorded as failed. */
 async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
   const at = now();
@@ -490,9 +528,17 @@ async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
     await inflict(kind, (name) => (target = name));
     record({ kind: 'fault', fault: kind, target, at, until: now() });
   } catch (error) {
+    if (error instanceof Skipped) return void record({ kind: 'skipped', fault: kind, why: error.message });
     record({ kind: 'fault', fault: kind, target, at, failed: (error as Error).message });
     throw error;
   }
+}
+/** Holds a bad link between the nodes for 10–20 s, then heals it and waits for every node to be back in the cluster. */
+async function badLink(made: ReturnType<typeof net.partition>): Promise<void> {
+  if (!made.made) throw new Skipped(made.why);
+  await sleep(10_000 + random.next() * 10_000);
+  made.heal();
+  await cluster.rejoined();
 }
 
 /** Makes the fault and ends it, naming its target (`aim`) before anything can fail. */
@@ -541,6 +587,30 @@ async function inflict(kind: (typeof FAULTS)[number], aim: (target: string) => v
       follower?.kill('SIGKILL');
       await sleep(1000 + random.next() * 2000);
       return startFollower();
+    }
+    case 'partition-node':
+    case 'partition-master': {
+      const node = kind === 'partition-master' ? await cluster.electedMaster() : cluster.nodes[Math.floor(random.next() * cluster.nodes.length)]!;
+      aim(node.name);
+      return badLink(net.partition([node]));
+    }
+    case 'node-loss': {
+      const node = cluster.nodes[Math.floor(random.next() * cluster.nodes.length)]!;
+      aim(node.name);
+      return badLink(net.loss(node, 0.3));
+    }
+    case 'gateway-cut': {
+      const i = Math.floor(random.next() * 2);
+      aim(`gateway-${i}`);
+      esLinks[i]!.set({ kind: 'blackhole' });
+      await sleep(5000 + random.next() * 5000);
+      return esLinks[i]!.set({ kind: 'pass' });
+    }
+    case 'store-slow': {
+      aim('store link');
+      storeLink.set({ kind: 'slow', delayMs: STORE_TIMEOUT_MS + 1000 });
+      await sleep(2 * STORE_TIMEOUT_MS + 2000);
+      return storeLink.set({ kind: 'pass' });
     }
   }
 }
