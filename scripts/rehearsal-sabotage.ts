@@ -73,13 +73,15 @@ export interface FaultyProxy {
 /**
  * An HTTP proxy in front of `target` that passes everything through as it came (status, headers,
  * body; a gateway gone is a connection closed without an answer), except, once, the defect. It
- * asks the gateway for identity bodies, so that it can read what it alters. An answer's defect
+ * asks the gateway for identity bodies, so that it can read what it alters, and forwards each
+ * client's address (`X-Forwarded-For`), so that a client keeps its own budget. An answer's defect
  * (a 500, or none at all) goes to a request that is not a stream's: a stream's client waits for
  * rows without a deadline, so it would never tell.
  */
 export async function startFaultyProxy(target: string, fault: ProxyFault, plant: Planter, host = '127.0.0.1'): Promise<FaultyProxy> {
   const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // It reaches the gateway from its own address, which a gateway can trust to forward its clients' (TRUSTED_PROXIES).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, localAddress: host });
   const { plantHere } = plant;
   const held = new Set<ServerResponse>();
 
@@ -95,7 +97,7 @@ export async function startFaultyProxy(target: string, fault: ProxyFault, plant:
       held.add(res);
       return;
     }
-    const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
+    const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host, 'x-forwarded-for': req.socket.remoteAddress };
     delete headers['accept-encoding'];
     const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent }, (answer) => {
       const type = String(answer.headers['content-type'] ?? '');

@@ -84,15 +84,19 @@ const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
 // A rejection nobody awaited (a bug of the run's own clients) ends the run as a failure, and
 // still stops what it started: nodes, store, Redis and gateways never outlive it.
-process.once('unhandledRejection', (error) => {
-  log(`the rehearsal failed: ${(error as Error)?.stack ?? String(error)}`);
+/** Stops everything the run started and exits: nodes, store, Redis, gateways and firewall rules never outlive it. */
+function abandon(why: string, code: number): void {
+  log(why);
   stopping = true;
   void (async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
     await rm(work, { recursive: true, force: true });
-    process.exit(1);
+    process.exit(code);
   })();
-});
+}
+process.once('unhandledRejection', (error) => abandon(`the rehearsal failed: ${(error as Error)?.stack ?? String(error)}`, 1));
+// Stopped from outside (Ctrl-C, a CI timeout): the same cleanup.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abandon(`stopped by ${signal}`, 130));
 
 // --- the deployment -------------------------------------------------------------------------
 // A node cut off is noticed in seconds rather than Elasticsearch's default half minute, so that a
@@ -229,6 +233,8 @@ const startedThrough = live!.indexedAt!;
 const BUDGET = { points: 100, windowMs: 2000, cost: 2 };
 const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 const ports = [await freePort(), await freePort()];
+/** Where the faulty proxies of a sabotage run listen and connect from: an address no client uses. */
+const PROXY_ADDRESS = '127.0.0.9';
 /** Each gateway reaches the nodes through links of its own, which the nemesis can cut. */
 const esLinks: LinkGroup[] = await Promise.all(ports.map(() => startLinkGroup(cluster.esUrl)));
 cleanups.push(async () => Promise.all(esLinks.map((links) => links.close())));
@@ -237,6 +243,8 @@ const gateways: (Gateway | undefined)[] = [];
 function gatewayEnvOf(i: number): Record<string, string> {
   const own: Record<string, string> = { ...gatewayEnv, PORT: String(ports[i]), ES_URL: esLinks[i]!.urls };
   if (sabotage === 'budget-apart' && i === 1) delete own.RATE_LIMIT_STORE;
+  // Faulty proxies forward each client's own address: a client stays itself behind them.
+  if (sabotage && isProxyFault(sabotage)) own.TRUSTED_PROXIES = PROXY_ADDRESS;
   if (sabotage === 'leak' && i === 0) own.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${path.join(PROJECT_ROOT, 'scripts', 'rehearsal-leak.ts')}`.trim();
   return own;
 }
@@ -248,7 +256,7 @@ cleanups.push(async () => Promise.all(gateways.map((g) => g?.stop())));
 const direct = (i: number) => `http://127.0.0.1:${ports[i]}`;
 /** `--sabotage` of a proxy's kind: every client reaches the gateways through faulty proxies that plant one defect between them. */
 const plant = sabotage && isProxyFault(sabotage) ? planter(PLANT_AFTER[sabotage]) : undefined;
-const proxies = plant && isProxyFault(sabotage!) ? await Promise.all(ports.map((_, i) => startFaultyProxy(direct(i), sabotage as Parameters<typeof startFaultyProxy>[1], plant))) : undefined;
+const proxies = plant && isProxyFault(sabotage!) ? await Promise.all(ports.map((_, i) => startFaultyProxy(direct(i), sabotage as Parameters<typeof startFaultyProxy>[1], plant, PROXY_ADDRESS))) : undefined;
 cleanups.push(async () => Promise.all(proxies?.map((p) => p.stop()) ?? []));
 const base = (i: number) => proxies?.[i]!.url ?? direct(i);
 
@@ -682,7 +690,12 @@ try {
   console.log(JSON.stringify(summary, null, 2));
   if (violations.length) {
     exitCode = 1;
-    for (const v of violations) log(`BROKEN: ${v.invariant}: ${v.detail}${v.after ? ` (after ${v.after})` : ''}`);
+    // Each invariant once, with how often it broke and its first cases (all of them are in the summary above).
+    const byInvariant = Map.groupBy(violations, (v) => v.invariant);
+    for (const [invariant, cases] of byInvariant) {
+      log(`BROKEN: ${invariant}${cases.length > 1 ? ` (${cases.length} times)` : ''}`);
+      for (const v of cases.slice(0, 3)) log(`  ${v.detail}${v.after ? ` (after ${v.after})` : ''}`);
+    }
   }
   if (sabotage) {
     const caught = plantedAt() !== undefined && violations.some((v) => v.invariant === CAUGHT_AS[sabotage]);
