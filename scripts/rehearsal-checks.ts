@@ -87,9 +87,11 @@ type During = (kind: string, target: string, at: number) => boolean;
  * kernel had completed in the listening socket's queue when the socket closed, never accepted
  * (shutdown.test shows that every connection a stopping gateway accepted is answered). An idle
  * keep-alive connection closed by its gateway as it stops, or by a worker's death, is sent again
- * (RFC 9112 §9.3.1): that too only then. A request dropped after it was taken is not.
+ * (RFC 9112 §9.3.1): that too only then. A request dropped after it was taken is not. A 504
+ * (Elasticsearch did not answer in time) with `Retry-After` only while a node or a link is down
+ * or cut (`cutOff`): a read that waited on a node cut from the others.
  */
-function allowedAnswer(entry: Answer, during: During): string | undefined {
+function allowedAnswer(entry: Answer, during: During, cutOff: (at: number) => boolean): string | undefined {
   if (entry.error !== undefined) {
     const gateway = `gateway-${entry.gateway ?? '?'}`;
     const down = during('gateway-term', gateway, entry.at) && during('gateway-term', gateway, entry.sent ?? entry.at);
@@ -100,6 +102,7 @@ function allowedAnswer(entry: Answer, during: During): string | undefined {
   }
   if ([200, 206, 304, 404, 410].includes(entry.status)) return undefined;
   if ((entry.status === 429 || entry.status === 503) && entry.retryAfter) return undefined;
+  if (entry.status === 504 && entry.retryAfter && cutOff(entry.sent ?? entry.at)) return undefined;
   return `status ${entry.status}${entry.retryAfter ? '' : ' without Retry-After'}`;
 }
 
@@ -114,6 +117,8 @@ function faultBefore(faults: readonly Fault[], at: number): string | undefined {
 }
 
 /** Whether an Elasticsearch node or the client's gateway was down at `at`. */
+/** Faults that leave a node or a gateway's links down or cut: a read may wait on them past its timeout. */
+const LINKS_DOWN = new Set(['es-kill', 'es-kill-master', 'partition-node', 'partition-master', 'node-loss', 'gateway-cut']);
 /** Faults under which a polite client may be refused: a node or a gateway down, or cut off. */
 const DEGRADING = new Set(['es-kill', 'es-kill-master', 'gateway-term', 'worker-kill', 'partition-node', 'partition-master', 'node-loss', 'gateway-cut']);
 
@@ -174,7 +179,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
 
   for (const entry of history) {
     if (entry.kind !== 'answer') continue;
-    const wrong = allowedAnswer(entry, during);
+    const wrong = allowedAnswer(entry, during, (at) => faults.some((f) => LINKS_DOWN.has(f.fault) && f.at <= at + 2000 && (f.until ?? Infinity) + 5000 >= at));
     if (wrong) violate(INVARIANTS.answers, `${entry.client} ${entry.path}: ${wrong}`, entry.at);
     else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(faults, entry.at, entry.client)) {
       violate(INVARIANTS.polite, `${entry.path}: ${entry.error ?? entry.status}`, entry.at);

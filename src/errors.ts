@@ -76,8 +76,12 @@ export class ApiError extends Error {
     return new ApiError('overloaded', 'The registry index is at capacity right now; retry shortly.', 503, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
 
-  static timeout(): ApiError {
-    return new ApiError('timeout', 'The registry index did not answer in time.', 504);
+  /**
+   * Elasticsearch did not answer in time: a slow cluster, or a node cut from the others (a
+   * partition). Transient like a 503, so it says when to come back; never retried by the gateway.
+   */
+  static timeout(retryAfterSeconds = 5): ApiError {
+    return new ApiError('timeout', 'The registry index did not answer in time.', 504, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
 
   static internal(): ApiError {

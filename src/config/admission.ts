@@ -26,7 +26,7 @@ export const admission = section({
     default: 10_000,
     parse: int(100, 600_000),
     meaning:
-      'per-request timeout; past it a request answers 504 `timeout`, never retried. A node that cannot be reached: with one node the gateway answers 503 + `Retry-After` at once; with a list it retries the read exactly once on another living node (see *Several Elasticsearch nodes*). The loader retries with backoff',
+      'per-request timeout; past it a request answers 504 `timeout` with `Retry-After`, never retried. A node that cannot be reached: with one node the gateway answers 503 + `Retry-After` at once; with a list it retries the read exactly once on another living node (see *Several Elasticsearch nodes*). The loader retries with backoff',
     readBy: ['gateway'],
   },
   esMaxInFlight: {

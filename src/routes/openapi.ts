@@ -311,7 +311,7 @@ export function openApiDocument(router: AppRouter): Json {
       name,
       {
         description,
-        headers: { ...((status === '503' || status === '429') && RETRY_AFTER), ...RATE_LIMIT_HEADERS },
+        headers: { ...((status === '503' || status === '429' || status === '504') && RETRY_AFTER), ...RATE_LIMIT_HEADERS },
         content: json({ $ref: `#/components/schemas/Error${status}` }),
       },
     ]),

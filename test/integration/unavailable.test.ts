@@ -74,9 +74,11 @@ describe('Elasticsearch unreachable or too slow', () => {
   it('answers 504 timeout when Elasticsearch does not answer in time', async () => {
     const gw = await gateway(`http://127.0.0.1:${silentPort}`, { ES_REQUEST_TIMEOUT_MS: '200' });
     try {
-      const { status, body } = await get(gw.url, '/v1/entities');
+      const { status, body, headers } = await get(gw.url, '/v1/entities');
       expect(status).toBe(504);
       expect(body.error.code).toBe('timeout');
+      // Transient: it says when to come back, as a 503 does.
+      expect(headers.get('retry-after')).toBe('5');
     } finally {
       await gw.close();
     }

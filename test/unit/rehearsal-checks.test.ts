@@ -98,6 +98,15 @@ describe('the rehearsal checker', () => {
     expect(rules(clean.filter((e) => !(e.kind === 'live' && e.generation === 'g2')))).toEqual(['the follower ends on the last publication']);
   });
 
+  it('takes a 504 with Retry-After only while a node or a link is down or cut', () => {
+    const timedOut = (at: number, retryAfter?: string): Entry => ({ at, sent: at - 10_000, kind: 'answer', client: 'download', path: '/v1/killmails', status: 504, retryAfter });
+    const cut: Entry = { at: 20_000, kind: 'fault', fault: 'partition-node', target: 'rehearsal-2', until: 40_000 };
+    expect(rules([...clean, cut, timedOut(35_000, '5')])).toEqual([]);
+    expect(rules([...clean, cut, timedOut(35_000)])).toEqual([ANSWER]);
+    expect(rules([...clean, cut, timedOut(70_000, '5')])).toEqual([ANSWER]);
+    expect(rules([...clean, { ...cut, fault: 'redis-stop', target: 'redis' } as Entry, timedOut(35_000, '5')])).toEqual([ANSWER]);
+  });
+
   it('names a process gone that no fault stopped, and takes those a fault on them stopped', () => {
     const DEATHS = 'no process stops but by a fault';
     const faults: Entry[] = [
