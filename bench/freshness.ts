@@ -29,7 +29,7 @@ import { deleteAllGenerations } from '../loader/generations.ts';
 import { rollback } from '../loader/rollback.ts';
 import type { LoadSummary } from '../loader/load-bundle.ts';
 import { publishBundle } from '../generator/publish.ts';
-import { type MotoServer, startMoto } from '../scripts/moto.ts';
+import { type MotoServer, startMoto } from '../harness/moto.ts';
 import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
 import { runLoader } from './load.ts';

@@ -16,7 +16,7 @@ import { createClient } from '../../src/search/client.ts';
 import { inject } from 'vitest';
 import { lastWins } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { openSse } from '../support/sse.ts';
+import { openSse } from '../../harness/sse.ts';
 
 let gw: TestGateway;
 let work: string;

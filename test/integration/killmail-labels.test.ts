@@ -9,7 +9,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { lastWins } from '../support/expect.ts';
 import { expectedLabels, obj, text } from '../support/killmail-labels.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { openSse } from '../support/sse.ts';
+import { openSse } from '../../harness/sse.ts';
 
 let gw: TestGateway;
 let killmails: BundleRow[];

@@ -18,7 +18,7 @@ import { HEADER_BYTES, lineIndexDir, lineIndexPath } from '../../loader/line-ind
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';
-import { IDENTITY, distinctIds } from '../support/bundle-counts.ts';
+import { IDENTITY, distinctIds } from '../../harness/bundle-counts.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 import { storedRows } from '../support/stored-rows.ts';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, readRows } from '../../generator/read-bundle.ts';
-import { IDENTITY, distinctIds } from '../support/bundle-counts.ts';
+import { IDENTITY, distinctIds } from '../../harness/bundle-counts.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { parseCycleStarts } from '../../src/config.ts';
 import { aliasName } from '../../src/indices/generation.ts';

@@ -27,7 +27,7 @@ import { nativeNodesMissing } from '../../scripts/elasticsearch.ts';
 import { type ClusterNetwork, clusterNetwork } from '../../scripts/net/cluster-faults.ts';
 import { firewallUnavailable, openFirewall } from '../../scripts/net/firewall.ts';
 import { type LinkProxy, startLinkGroup, startLinkProxy } from '../../scripts/net/link-proxy.ts';
-import { type MotoServer, startMoto } from '../../scripts/moto.ts';
+import { type MotoServer, startMoto } from '../../harness/moto.ts';
 import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
 import { createObjectStore } from '../../src/store/object-store.ts';
 

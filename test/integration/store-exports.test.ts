@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { createObjectStore } from '../../src/store/object-store.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type MotoServer, startMoto } from '../../scripts/moto.ts';
+import { type MotoServer, startMoto } from '../../harness/moto.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { type StaticServer, startStaticServer } from '../support/static-server.ts';
 

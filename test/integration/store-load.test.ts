@@ -21,9 +21,9 @@ import { type ObjectStore, type RetryEvent, createObjectStore } from '../../src/
 import { LoadError } from '../../loader/errors.ts';
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { pollSource } from '../../loader/poll.ts';
-import { expectedCounts } from '../support/bundle-counts.ts';
+import { expectedCounts } from '../../harness/bundle-counts.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
-import { type MotoServer, startMoto } from '../../scripts/moto.ts';
+import { type MotoServer, startMoto } from '../../harness/moto.ts';
 import { type StaticServer, startStaticServer } from '../support/static-server.ts';
 
 const BUCKET = 'registry-exports';

@@ -25,7 +25,7 @@ import { createStreamHub } from '../../src/stream/hub.ts';
 import { decodeResumeToken, nanosText } from '../../src/stream/resume-token.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { byteCompare, expectError, instantNanos } from '../support/expect.ts';
-import { type SseStream, openSse } from '../support/sse.ts';
+import { type SseStream, openSse } from '../../harness/sse.ts';
 
 const KEY = 'stream-cap-test-key-0001';
 let gw: TestGateway;

@@ -14,7 +14,7 @@ import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { type GatewayProcess, pidsServing, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
 import { getFrom, holdFrom } from '../support/loopback-client.ts';
-import { type RedisServer, redisServerInstalled, startRedisServer } from '../support/redis-server.ts';
+import { type RedisServer, redisServerInstalled, startRedisServer } from '../../harness/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 // 20 points per 20 s window: every request of a case falls in one window.

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyProxy, type Planter, type ProxyFault, planter, startFaultyProxy } from '../../scripts/rehearsal-sabotage.ts';
-import { openSse } from '../support/sse.ts';
+import { openSse } from '../../harness/sse.ts';
 
 let upstream: Server;
 let target: string;

@@ -3,7 +3,7 @@
  * Elasticsearch): one per distinct row identity, with identities written here independently of
  * the loader's index descriptions.
  */
-import { readManifest, readRows } from '../../generator/read-bundle.ts';
+import { readManifest, readRows } from '../generator/read-bundle.ts';
 
 /** The identity of a row of each JSONL collection. */
 export const IDENTITY: Record<string, (row: any) => string> = {

@@ -1,8 +1,9 @@
 /**
- * A moto S3 server for integration tests, with SigV4 and IAM enforced: moto_server starts on a
- * free loopback port with INITIAL_NO_AUTH_ACTION_COUNT=3, and exactly three unauthenticated IAM
- * calls (CreateUser, PutUserPolicy allowing s3:*, CreateAccessKey) make the key every later
- * request must sign with — so a wrong secret is a real 403 SignatureDoesNotMatch.
+ * A moto S3 server for tests, benchmarks and the rehearsal, with SigV4 and IAM enforced:
+ * moto_server starts on a free loopback port with INITIAL_NO_AUTH_ACTION_COUNT=3, and exactly
+ * three unauthenticated IAM calls (CreateUser, PutUserPolicy allowing s3:*, CreateAccessKey) make
+ * the key every later request must sign with — so a wrong secret is a real 403
+ * SignatureDoesNotMatch.
  *
  * moto_server comes from PyPI (`moto[server]`; .ci/run installs it where it is missing).
  */

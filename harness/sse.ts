@@ -1,6 +1,7 @@
 /**
- * A Server-Sent Events reader for tests: opens a stream with fetch, parses its events (`id:`,
- * `data:`) and comment lines as they arrive, and waits, bounded, for what a test expects.
+ * A Server-Sent Events reader for tests, benchmarks and the rehearsal: opens a stream with fetch,
+ * parses its events (`id:`, `data:`) and comment lines as they arrive, and waits, bounded, for
+ * what its reader expects.
  */
 
 export interface SseEvent {
