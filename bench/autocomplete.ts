@@ -16,10 +16,11 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { type BundleRow, readAllRows } from '../generator/read-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { SCORED_FILTER, SUGGEST_FILTER, TYPOS_FILTER, UNSEPARATED_IDS, needsExactLookup, toAutocompleteBody, toSuggestBody, toTyposBody } from '../src/query/autocomplete.ts';
-import { type LoadFigures, type Log, type Target, drive, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, type Target, drive, round } from './support.ts';
 
 const SAMPLE = 2000;
 const TOP1_SAMPLE = 500;

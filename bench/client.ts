@@ -20,13 +20,15 @@ import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { rssMb } from '../harness/proc.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { toQuery } from '../src/query/list.ts';
 import { toEventListQuery } from '../src/query/timeline.ts';
 import { rowRequest } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
-import { type Log, mean, round, rssMb, spawnGateway } from './support.ts';
+import { type Log, mean, round } from './support.ts';
 
 const PREFIX = 'bench-client';
 const PAGE_ROWS = 1000;

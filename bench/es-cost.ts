@@ -21,11 +21,12 @@ import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
 import type { Config } from '../src/config.ts';
 import type { IndexName } from '../src/indices/all.ts';
 import { ROW } from '../src/indices/description.ts';
 import { META_INDEX, aliasName, concreteIndex } from '../src/indices/generation.ts';
-import { type Log, type Target, drive, esCpuMillis, mean, round, spawnGateway, typo } from './support.ts';
+import { type Log, type Target, drive, esCpuMillis, mean, round, typo } from './support.ts';
 
 const PREFIX = 'bench-es-cost';
 const LIMIT = 50;

@@ -17,9 +17,7 @@
  *    the next export is published, and the time from the pointer's write to the new generation
  *    live is measured (a check's wait, the incremental load and the swap).
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { writeNextExport } from '../generator/next-export.ts';
@@ -29,8 +27,10 @@ import { deleteAllGenerations } from '../loader/generations.ts';
 import { rollback } from '../loader/rollback.ts';
 import type { LoadSummary } from '../loader/load-bundle.ts';
 import { publishBundle } from '../generator/publish.ts';
+import { spawnFollower } from '../harness/follower.ts';
+import { NODE_ARGS } from '../harness/listener.ts';
 import { type MotoServer, startMoto } from '../harness/moto.ts';
-import { type Config, PROJECT_ROOT } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
 import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
 import { runLoader } from './load.ts';
 import { type Log, round } from './support.ts';
@@ -151,12 +151,9 @@ export async function benchFreshness(options: { client: Client; esUrl: string; c
 
 /** A follower on the store (its bundle live), the next export published: seconds from its pointer written to it live. */
 async function followLag(client: Client, esUrl: string, config: Readonly<Config>, moto: MotoServer, next: string, log: Log): Promise<number> {
-  const follower = spawn(process.execPath, ['--max-semi-space-size=8', path.join(PROJECT_ROOT, 'loader/cli.ts'), '--follow', 's3://registry/current', '--every', '1s'], {
-    env: { ...process.env, ...moto.env, ES_URL: esUrl, INDEX_PREFIX: STORE_PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
   const lines: string[] = [];
-  createInterface({ input: follower.stderr! }).on('line', (line) => lines.push(line));
+  const env = { ...moto.env, ES_URL: esUrl, INDEX_PREFIX: STORE_PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') };
+  const follower = spawnFollower('s3://registry/current', env, { nodeArgs: NODE_ARGS, onLine: (line) => lines.push(line) });
   try {
     // Its first check finds the live bundle; then the registry publishes the next one.
     while (!lines.some((l) => / live$/.test(l))) await setTimeout(200);

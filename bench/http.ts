@@ -29,6 +29,9 @@ import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { GATEWAY_ENV, spawnGateway } from '../harness/gateway-process.ts';
+import { spawnListener } from '../harness/listener.ts';
+import { cpuSeconds } from '../harness/proc.ts';
 import { type Config, PROJECT_ROOT } from '../src/config.ts';
 import type { IndexName } from '../src/indices/all.ts';
 import { type GenerationDoc, concreteIndex } from '../src/indices/generation.ts';
@@ -38,7 +41,7 @@ import type { SearchBody } from '../src/query/list.ts';
 import { toSourceListBody } from '../src/query/provenance.ts';
 import { TIMELINE_COUNT_UP_TO, toEventListBody, toKillmailListBody } from '../src/query/timeline.ts';
 import { rowRequest, searchPath } from '../src/search/search-service.ts';
-import { GATEWAY_ENV, type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, mean, meanFigures, round, spawnGateway, spawnListener, typo } from './support.ts';
+import { type LoadFigures, type Log, type Target, ceiling, drive, mean, meanFigures, round, typo } from './support.ts';
 
 export const PREFIX = 'bench-http';
 const LIMIT = 50;

@@ -30,11 +30,14 @@ import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { type Listener, spawnListener } from '../harness/listener.ts';
+import { cpuSeconds, rssMb } from '../harness/proc.ts';
 import { type Config, DEFAULT_ES_MAX_IN_FLIGHT, DEFAULT_ES_QUEUE, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, DEFAULT_RATE_LIMIT, PROJECT_ROOT } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
 import { createMeta, toErrorBody } from '../src/http/envelope.ts';
 import { type ClientFigures, type ClientPlan, type OpenLoopResult, runOpenLoop } from './open-loop.ts';
-import { type Gateway, type LoadFigures, type Log, cpuSeconds, drive, mean, mergesSettled, round, rssMb, spawnGateway, spawnListener, typo } from './support.ts';
+import { type LoadFigures, type Log, drive, mean, mergesSettled, round, typo } from './support.ts';
 
 const PREFIX = 'bench-overload';
 const POLITE_RATE = 20;
@@ -213,7 +216,7 @@ export async function benchOverload(options: { client: Client; esUrl: string; co
   const facets = ['/v1/events?group_by=kind', '/v1/killmails?group_by=system', '/v1/entities?group_by=entityType'];
 
   const open = async (limited: boolean, extra: Record<string, string> = {}) => spawnGateway({ ...env, ...settings(limited), ...extra });
-  let gateway: Gateway = await open(false);
+  let gateway: Listener = await open(false);
   let mix: string[];
   let groupBy: boolean;
   let sweep: SweepStep[];

@@ -17,13 +17,15 @@ import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import type { Listener } from '../harness/listener.ts';
 import type { Config } from '../src/config.ts';
 import { type GenerationDoc, indexName } from '../src/indices/generation.ts';
 import { TIMELINE_COUNT_UP_TO } from '../src/query/timeline.ts';
 import { toEventListBody } from '../src/query/timeline.ts';
 import { rowRequest, searchPath } from '../src/search/search-service.ts';
 import { runLoader } from './load.ts';
-import { type Gateway, type LoadFigures, type Log, type Target, drive, mean, meanFigures, mergesSettled, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, type Target, drive, mean, meanFigures, mergesSettled, round } from './support.ts';
 
 /** Entities of the scale bundles; events per entity makes up the size. */
 const SCALE = 20;
@@ -80,7 +82,7 @@ interface Loaded {
   label: string;
   events: number;
   load?: SizeFigures['load'];
-  gateway: Gateway;
+  gateway: Listener;
   /** The paths of the three measurements. */
   first: string;
   deep: string;

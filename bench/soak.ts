@@ -15,8 +15,10 @@ import type { Client } from '@elastic/elasticsearch';
 import { readAllRows } from '../generator/read-bundle.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { rssMb } from '../harness/proc.ts';
 import type { Config } from '../src/config.ts';
-import { type Log, drive, round, rssMb, spawnGateway } from './support.ts';
+import { type Log, drive, round } from './support.ts';
 
 const PREFIX = 'bench-soak';
 

@@ -12,21 +12,23 @@
  *    streams (goal: none). The rows expected are what `/v1/killmails?sort=indexedAt:asc&since_indexed=`
  *    answers after the load: the same rule the streams keep.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { writeNextExport } from '../generator/next-export.ts';
 import { publishBundle } from '../generator/publish.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { deleteAllGenerations } from '../loader/generations.ts';
+import { spawnFollower } from '../harness/follower.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { NODE_ARGS } from '../harness/listener.ts';
 import { startMoto } from '../harness/moto.ts';
-import { type Config, PROJECT_ROOT } from '../src/config.ts';
+import { rssMb } from '../harness/proc.ts';
 import { openSse, type SseStream } from '../harness/sse.ts';
+import type { Config } from '../src/config.ts';
 import { withNewRows } from '../test/support/new-rows.ts';
 import { runLoader } from './load.ts';
-import { type Log, drive, round, rssMb, spawnGateway } from './support.ts';
+import { type Log, drive, round } from './support.ts';
 
 const PREFIX = 'bench-stream';
 const SOURCE = 's3://registry/stream';
@@ -62,12 +64,9 @@ export async function benchStream(options: { client: Client; esUrl: string; conf
     // Rows first held by the next load are those indexed after this generation's last instant.
     const through = ((await (await fetch(`${gateway.url}/v1/ready`)).json()) as { data: { indexedThrough: string } }).data.indexedThrough;
     const opened: SseStream[] = [];
-    const follower = spawn(process.execPath, ['--max-semi-space-size=8', path.join(PROJECT_ROOT, 'loader/cli.ts'), '--follow', SOURCE, '--every', '1s'], {
-      env: { ...process.env, ...moto.env, ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
     const lines: string[] = [];
-    createInterface({ input: follower.stderr! }).on('line', (line) => lines.push(line));
+    const env = { ...moto.env, ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') };
+    const follower = spawnFollower(SOURCE, env, { nodeArgs: NODE_ARGS, onLine: (line) => lines.push(line) });
     try {
       const other = () => drive({ url: gateway.url, requests: [{ path: '/v1/entities?limit=20' }] }, seconds);
       await other();

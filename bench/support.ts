@@ -1,13 +1,12 @@
 /**
- * What the benchmarks share: the machine and cluster they ran on, a gateway in a child process
- * (so the load generator never shares its event loop), autocannon runs reduced to the figures
- * we report, and the ceiling a gateway can reach on shared cores.
+ * What the benchmarks share: the machine and cluster they ran on, autocannon runs reduced to the
+ * figures we report, and the ceiling a gateway can reach on shared cores. The gateway they drive
+ * runs in a child process (harness/gateway-process.ts), so the load generator never shares its
+ * event loop.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import autocannon from 'autocannon';
@@ -108,60 +107,6 @@ export async function quietMachine(log: Log, threshold = QUIET_CORES, maxMs = 30
   }
 }
 
-export interface Gateway {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-/**
- * Starts `src/server.ts` in its own process and resolves once it listens. The limits are off —
- * the per-client budget, admission control (which gives one client 2 requests at
- * Elasticsearch at once) and the connection cap — because every bench connection comes from
- * 127.0.0.1 and these benches measure raw speed; `env` sets them where a bench measures them
- * (bench/overload.ts).
- */
-export function spawnGateway(env: Record<string, string>): Promise<Gateway> {
-  return spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), { ...GATEWAY_ENV, ...env });
-}
-
-/** The settings the benches run the gateway with (above), for processes that run its stack (bench/stack-hop.ts). */
-export const GATEWAY_ENV: Readonly<Record<string, string>> = { PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT: 'off', ES_MAX_IN_FLIGHT: 'off', MAX_CONNECTIONS_PER_CLIENT: 'off' };
-
-/** A Node script in its own process, as the image and `npm start` run the gateway (Dockerfile: why 8 MB semi-spaces), once it prints `listening on <url>/v1`. */
-export async function spawnListener(script: string, env: Record<string, string>): Promise<Gateway> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code} before listening`)));
-    const lines = createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (http:\/\/\S+?)\/v1/.exec(line);
-      if (!match) return;
-      // The rest (the request log) is drained unread: splitting it into lines would take the
-      // load generator's cores, and bill the request log's cost twice.
-      lines.close();
-      child.stdout!.resume();
-      resolve(match[1]!);
-    });
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-/** CPU seconds (user + system) a process has used, from /proc. */
-export async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** The fourth letter of the first long word replaced: a one-typo search. */
 export function typo(name: string): string | undefined {
   const word = name.split(' ').find((w) => /^[A-Za-z]{5,}$/.test(w));
@@ -183,12 +128,6 @@ export async function mergesSettled(client: Client, log: Log): Promise<void> {
     if (Date.now() - started > 600_000) return log('merges still running after 10 min; measuring anyway');
     await sleep(2000);
   }
-}
-
-/** A process's resident set, MB (from /proc). */
-export async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 export interface LoadFigures {

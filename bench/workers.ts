@@ -22,12 +22,13 @@ import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { liveGeneration } from '../loader/generations.ts';
 import { loadBundle } from '../loader/load-bundle.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { childPids, cpuSeconds } from '../harness/proc.ts';
 import type { Config } from '../src/config.ts';
 import { concreteIndex } from '../src/indices/generation.ts';
 import { rowRequest, searchPath } from '../src/search/search-service.ts';
-import { workerPids } from '../test/support/gateway-process.ts';
 import { type Case, PREFIX, cases } from './http.ts';
-import { type LoadFigures, type Log, type Target, ceiling, cpuSeconds, drive, esCpuMillis, mergesSettled, round, spawnGateway } from './support.ts';
+import { type LoadFigures, type Log, type Target, ceiling, drive, esCpuMillis, mergesSettled, round } from './support.ts';
 
 /** Connections per worker: what one gateway process needs to stay busy (bench/http.ts drives one with 10). */
 const CONNECTIONS_PER_WORKER = 10;
@@ -75,7 +76,7 @@ export interface WorkersBenchResult {
 
 /** CPU seconds of a gateway: its primary and every worker (Linux: the primary's children). */
 async function gatewayCpuSeconds(pid: number): Promise<number> {
-  const each = await Promise.all([pid, ...(await workerPids(pid))].map((p) => cpuSeconds(p).catch(() => 0)));
+  const each = await Promise.all([pid, ...(await childPids(pid))].map((p) => cpuSeconds(p).catch(() => 0)));
   return each.reduce((a, b) => a + b, 0);
 }
 

@@ -29,12 +29,11 @@
  *
  * Everything it made — generations, bundles, the store — is deleted at the end.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGunzip, gzipSync } from 'node:zlib';
@@ -48,14 +47,18 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { openBundle } from '../loader/bundle.ts';
 import { deleteAllGenerations } from '../loader/generations.ts';
 import { readChunks } from '../loader/read-lines.ts';
+import { spawnFollower } from '../harness/follower.ts';
+import { spawnGateway } from '../harness/gateway-process.ts';
+import { NODE_ARGS } from '../harness/listener.ts';
 import { type MotoServer, startMoto } from '../harness/moto.ts';
-import { type Config, PROJECT_ROOT } from '../src/config.ts';
+import { cpuSeconds, vmMb } from '../harness/proc.ts';
+import { openSse } from '../harness/sse.ts';
+import type { Config } from '../src/config.ts';
 import { INDICES } from '../src/indices/all.ts';
 import { type GenerationDoc, META_INDEX, aliasName } from '../src/indices/generation.ts';
-import { openSse } from '../harness/sse.ts';
 import { type Captured, capture, replay, runLoader } from './load.ts';
 import { type Sample, startPolite, windowFigures } from './polite.ts';
-import { type Log, cpuSeconds, esCpuMillis, round, spawnGateway } from './support.ts';
+import { type Log, esCpuMillis, round } from './support.ts';
 
 const PREFIX = 'bench-year';
 const SMALL_PREFIX = 'bench-year-small';
@@ -127,10 +130,7 @@ function listRatio(samples: (Sample & { name: string })[], window: [number, numb
   return round(p99(...window) / Math.max(0.1, p99(...base)));
 }
 
-async function vm(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024, 0);
-}
+const vm = async (pid: number, field: 'VmHWM' | 'VmRSS') => round(await vmMb(pid, field), 0);
 
 async function getJson<T>(url: string): Promise<T> {
   const response = await fetch(url);
@@ -241,13 +241,9 @@ async function readBound(moto: MotoServer, files: string[]): Promise<number> {
   return round((performance.now() - started) / 1000);
 }
 
-function spawnFollower(esUrl: string, config: Readonly<Config>, moto: MotoServer, lines: string[]): ChildProcess {
-  const follower = spawn(process.execPath, ['--max-semi-space-size=8', path.join(PROJECT_ROOT, 'loader/cli.ts'), '--follow', SOURCE, '--every', '1s'], {
-    env: { ...process.env, ...moto.env, ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  createInterface({ input: follower.stderr! }).on('line', (line) => lines.push(line));
-  return follower;
+function startFollower(esUrl: string, config: Readonly<Config>, moto: MotoServer, lines: string[]): ChildProcess {
+  const env = { ...moto.env, ES_URL: esUrl, INDEX_PREFIX: PREFIX, DATA_DIR: path.join(config.cacheDir, 'bench-data') };
+  return spawnFollower(SOURCE, env, { nodeArgs: NODE_ARGS, onLine: (line) => lines.push(line) });
 }
 
 async function servedGeneration(url: string): Promise<string | undefined> {
@@ -335,7 +331,7 @@ export async function benchYear(options: { client: Client; esUrl: string; config
     await moto.createBucket('registry');
     await publishBundle(dir, SOURCE, { store: moto.store() });
     const lines: string[] = [];
-    follower = spawnFollower(esUrl, config, moto, lines);
+    follower = startFollower(esUrl, config, moto, lines);
     while (!lines.some((l) => /: live: /.test(l) || / live$/.test(l))) {
       if (lines.some((l) => /: failed: /.test(l))) throw new Error(`the follower failed: ${lines.at(-1)}`);
       await sleep(200);

@@ -28,7 +28,7 @@
  * the fault that preceded it, and prints the seed so that a run can be replayed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,13 +38,15 @@ import { publishBundle } from '../generator/publish.ts';
 import { type BundleRow, readRows } from '../generator/read-bundle.ts';
 import { createRandom } from '../generator/random.ts';
 import { writeBundle } from '../generator/write-bundle.ts';
+import { IDENTITY, expectedCounts } from '../harness/bundle-counts.ts';
+import { spawnFollower } from '../harness/follower.ts';
+import { type Listener, spawnListener } from '../harness/listener.ts';
+import { startMoto } from '../harness/moto.ts';
+import { childPids, rssMb } from '../harness/proc.ts';
+import { startRedisServer } from '../harness/redis-server.ts';
+import { openSse } from '../harness/sse.ts';
 import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
 import { type GenerationDoc, META_INDEX, aliasName, parseIndexName } from '../src/indices/generation.ts';
-import { type Gateway, spawnListener } from '../bench/support.ts';
-import { openSse } from '../harness/sse.ts';
-import { startRedisServer } from '../harness/redis-server.ts';
-import { IDENTITY, expectedCounts } from '../harness/bundle-counts.ts';
-import { startMoto } from '../harness/moto.ts';
 import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { clusterNetwork } from './net/cluster-faults.ts';
@@ -157,9 +159,10 @@ const firstEvents = new Set((await firstRows('events.jsonl')).map((r) => String(
 /** The follower: `npm run load -- --follow`, its own process; started again after a kill. */
 let follower: ChildProcess | undefined;
 function startFollower(): void {
-  follower = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), '--follow', source, '--every', '1s'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  follower.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (/loaded|error|refused|failed/i.test(line)) log(`follower: ${line.trim().slice(0, 160)}`);
+  follower = spawnFollower(source, env, {
+    onLine: (line) => {
+      if (/loaded|error|refused|failed/i.test(line)) log(`follower: ${line.trim().slice(0, 160)}`);
+    },
   });
 }
 startFollower();
@@ -238,7 +241,7 @@ const PROXY_ADDRESS = '127.0.0.9';
 /** Each gateway reaches the nodes through links of its own, which the nemesis can cut. */
 const esLinks: LinkGroup[] = await Promise.all(ports.map(() => startLinkGroup(cluster.esUrl)));
 cleanups.push(async () => Promise.all(esLinks.map((links) => links.close())));
-const gateways: (Gateway | undefined)[] = [];
+const gateways: (Listener | undefined)[] = [];
 /** A gateway's settings: `--sabotage budget-apart` starts the second without the shared store, `leak` the first with a module that leaks. */
 function gatewayEnvOf(i: number): Record<string, string> {
   const own: Record<string, string> = { ...gatewayEnv, PORT: String(ports[i]), ES_URL: esLinks[i]!.urls };
@@ -427,9 +430,8 @@ clients.push(
   })(),
 );
 
-// RSS of every gateway worker and of the follower.
-const childrenOf = async (pid: number) => (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
-const rss = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1] ?? 0) / 1024;
+// RSS of every gateway worker and of the follower (0: the process is gone).
+const rss = (pid: number) => rssMb(pid).catch(() => 0);
 /** Every process of the run as last seen running, by `<name> <pid>` (a node by its name), and when: one gone since is recorded. */
 let lastSeen = new Map<string, { process: string; pid?: number; at: number }>();
 const sampler = (async () => {
@@ -444,7 +446,7 @@ const sampler = (async () => {
     for (const [i, gateway] of gateways.entries()) {
       if (!gateway || !(await rss(gateway.pid))) continue;
       running(`gateway-${i}`, gateway.pid);
-      for (const pid of await childrenOf(gateway.pid)) {
+      for (const pid of await childPids(gateway.pid)) {
         running(`gateway-${i} worker`, pid);
         await sample(`gateway-${i} worker`, pid);
       }
@@ -562,7 +564,7 @@ async function inflict(kind: (typeof FAULTS)[number], aim: (target: string) => v
     }
     case 'worker-kill': {
       const i = Math.floor(random.next() * 2);
-      const workers = gateways[i] ? await childrenOf(gateways[i]!.pid) : [];
+      const workers = gateways[i] ? await childPids(gateways[i]!.pid) : [];
       const pid = workers[Math.floor(random.next() * workers.length)];
       aim(`gateway-${i} worker ${pid}`);
       if (pid) process.kill(pid, 'SIGKILL');

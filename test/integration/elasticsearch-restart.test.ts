@@ -9,14 +9,13 @@
  * own, sharing the one unpacked distribution. That takes a JDK, on every path the run takes
  * (CI's Testcontainers path runs the same distribution with the host's JDK).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
-import { type Config, PROJECT_ROOT, loadConfig } from '../../src/config.ts';
+import { spawnGatewayProcess } from '../../harness/gateway-process.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { createClient } from '../../src/search/client.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { loadBundle } from '../../loader/load-bundle.ts';
@@ -87,22 +86,13 @@ it('comes back on the same port, and the running gateway answers again by itself
 });
 
 it('npm start, stopped, says the Elasticsearch it provided keeps running and how to stop it', async () => {
-  const { ES_URL: _unused, ...inherited } = process.env;
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'scripts/start.ts'), '--no-load'], {
-    env: { ...inherited, CACHE_DIR: work, INDEX_PREFIX: nodeConfig.indexPrefix, DATA_DIR: nodeConfig.dataDir, PORT: '0', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = once(child, 'exit');
-  while (!stdout.includes('listening on')) await once(child.stdout, 'data');
-  expect(stderr).toContain(`reusing ${esUrl}`);
+  const started = spawnGatewayProcess('scripts/start.ts', { CACHE_DIR: work, INDEX_PREFIX: nodeConfig.indexPrefix, DATA_DIR: nodeConfig.dataDir, LOG_LEVEL: 'warn' }, ['--no-load']);
+  await started.listening;
+  expect(started.stderr()).toContain(`reusing ${esUrl}`);
 
-  child.kill('SIGINT');
-  expect((await exited)[0]).toBe(0);
-  expect(stderr.trim().split('\n').at(-1)).toBe(`Elasticsearch keeps running on ${esUrl}; stop it with \`npm run elasticsearch -- stop\`.`);
+  started.child.kill('SIGINT');
+  expect(await started.exited).toBe(0);
+  expect(started.stderr().trim().split('\n').at(-1)).toBe(`Elasticsearch keeps running on ${esUrl}; stop it with \`npm run elasticsearch -- stop\`.`);
   // It does keep running.
   expect(await statusOf('/v1/entities?limit=1')).toBe(200);
 });

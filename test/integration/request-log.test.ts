@@ -4,12 +4,9 @@
  * `LOG_LEVEL=warn`. Lines are captured from the gateway's pino destination; the last test runs
  * the gateway as a process (its own asynchronous stdout destination) and stops it.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config.ts';
 import { readAllRows } from '../../generator/read-bundle.ts';
+import { spawnGatewayProcess } from '../../harness/gateway-process.ts';
 import { startServer } from '../../src/server.ts';
 import { type LogCapture, captureLog } from '../support/log-capture.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
@@ -74,29 +71,15 @@ describe('request log', () => {
   });
 
   it('writes out the last lines at shutdown: every request of a process stopped at once is in its log', async () => {
-    const { ES_URL: _unused, ...inherited } = process.env;
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'server.ts')], {
-      env: { ...inherited, ES_URL: inject('esUrl'), INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT: 'off' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    const exited = once(child, 'exit');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', () => {
-        const match = /listening on (http:\/\/\S+)\/v1/.exec(stdout);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then(() => reject(new Error(`exited before listening:\n${stdout}`)));
-    });
+    const gateway = spawnGatewayProcess('src/server.ts', { ES_URL: inject('esUrl'), INDEX_PREFIX: gw.prefix, DATA_DIR: gw.config.dataDir, RATE_LIMIT: 'off' });
+    const url = await gateway.listening;
     // Fewer bytes than one buffered write (4 KB gathers about 25 lines): without the flush at
     // shutdown, these would all still be in the buffer when the process exits.
     const paths = ['/v1/health', '/v1/entities?limit=1', '/v1/nope', '/v1/ready', '/v1/health'];
     for (const p of paths) await (await fetch(`${url}${p}`)).arrayBuffer();
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    expect(code).toBe(0);
-    const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    const lines = gateway.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
     const requests = lines.filter((line) => line.msg === 'request');
     expect(requests.map((line) => line.status)).toEqual([200, 200, 404, 200, 200]);
     expect(lines.at(-1)?.msg).toBe('stopped');

@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import { get } from 'node:http';
 import { type Server, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawnGatewayProcess } from '../../harness/gateway-process.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { openSocket, spawnGatewayProcess, stopsWithDownloadInFlight } from '../support/gateway-process.ts';
+import { openSocket, stopsWithDownloadInFlight } from '../support/gateway-stop.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 let gw: TestGateway;

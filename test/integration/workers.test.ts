@@ -8,13 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
+import { type GatewayProcess, spawnGatewayProcess } from '../../harness/gateway-process.ts';
+import { childPids, pidsServing } from '../../harness/proc.ts';
+import { type RedisServer, redisServerInstalled, startRedisServer } from '../../harness/redis-server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { COSTS } from '../../src/limits/request-cost.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { type GatewayProcess, pidsServing, spawnGatewayProcess, stopsWithDownloadInFlight, workerPids } from '../support/gateway-process.ts';
+import { stopsWithDownloadInFlight } from '../support/gateway-stop.ts';
 import { getFrom, holdFrom } from '../support/loopback-client.ts';
-import { type RedisServer, redisServerInstalled, startRedisServer } from '../../harness/redis-server.ts';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.ts';
 
 // 20 points per 20 s window: every request of a case falls in one window.
@@ -70,7 +72,7 @@ describe('WORKERS=4', () => {
 
   it('runs one primary and four workers, and says so', async () => {
     expect(gateway.stdout()).toContain(`(${WORKERS} workers)`);
-    expect(await workerPids(gateway.child.pid!)).toHaveLength(WORKERS);
+    expect(await childPids(gateway.child.pid!)).toHaveLength(WORKERS);
   });
 
   it('gives a client one budget across the workers: N allowed requests, not 4N', async () => {
@@ -106,7 +108,7 @@ describe('WORKERS=4', () => {
     expect(held.map((s) => s.status)).toEqual(Array(STREAMS_PER_CLIENT).fill(200));
     expect((await open()).status).toBe(429);
     // The worker serving one of them dies without a word to the primary.
-    const [serving] = await pidsServing(await workerPids(gateway.child.pid!), from);
+    const [serving] = await pidsServing(await childPids(gateway.child.pid!), from);
     expect(serving).toBeDefined();
     process.kill(serving!, 'SIGKILL');
     await sleep(500);
@@ -129,12 +131,12 @@ describe('WORKERS=4', () => {
   });
 
   it('replaces a worker that dies', async () => {
-    const before = await workerPids(gateway.child.pid!);
+    const before = await childPids(gateway.child.pid!);
     process.kill(before[0]!, 'SIGKILL');
     let after: number[] = [];
     for (let i = 0; i < 100 && (after.length < WORKERS || after.includes(before[0]!)); i += 1) {
       await sleep(100);
-      after = await workerPids(gateway.child.pid!);
+      after = await childPids(gateway.child.pid!);
     }
     expect(after).toHaveLength(WORKERS);
     expect(after).not.toContain(before[0]);
@@ -145,7 +147,7 @@ describe('WORKERS=4', () => {
   it('loses no connection to a worker that dies before taking it: each is answered by another', async () => {
     // A stopped worker takes nothing; with node:cluster's round-robin the primary would still
     // hand it one connection, lost unanswered (and never closed) when the worker is killed.
-    const [victim] = await workerPids(gateway.child.pid!);
+    const [victim] = await childPids(gateway.child.pid!);
     process.kill(victim!, 'SIGSTOP');
     const sent = 8;
     const answers = Array.from({ length: sent }, () =>
@@ -178,7 +180,7 @@ describe('WORKERS: stopping', () => {
       await gateway.listening;
       // Kill whatever workers there are until the primary gives up (bounded: 20 s).
       for (let i = 0; i < 200 && gateway.child.exitCode === null; i += 1) {
-        for (const pid of await workerPids(gateway.child.pid!)) process.kill(pid, 'SIGKILL');
+        for (const pid of await childPids(gateway.child.pid!)) process.kill(pid, 'SIGKILL');
         await sleep(100);
       }
       expect(await gateway.exited).toBe(1);
