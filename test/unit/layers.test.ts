@@ -3,6 +3,8 @@
  * query builders know no HTTP layer, no Koa and no client; only src/search talks to
  * Elasticsearch; the index descriptions are shared by loader and gateway and know neither; the
  * object store client (src/store) is shared too, and the gateway never reaches into loader/.
+ * Around the product, arrows run one way: the harness (processes started and read) serves
+ * tests, benchmarks and scripts and imports none of them; scripts import no benchmark or test.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -73,12 +75,27 @@ describe('layers', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
 
-  it('product code (src/, loader/) never imports scripts/, bench/, test/, generator/ or examples/', () => {
-    const devOnly = (t: string) => /^\.\.\/(scripts|bench|test|generator|examples)\//.test(t);
+  it('product code (src/, loader/) never imports harness/, scripts/, bench/, test/, generator/ or examples/', () => {
+    const devOnly = (t: string) => /^\.\.\/(harness|scripts|bench|test|generator|examples)\//.test(t);
     expect(offending('.', devOnly)).toEqual([]);
     expect(offending('../loader', devOnly)).toEqual([]);
     // The check reads files outside src/ too: the benchmark does import the loader and scripts.
     expect(offending('../bench', devOnly).length).toBeGreaterThan(0);
+  });
+});
+
+describe('layers around the product', () => {
+  it('finds the arrows it checks (the check reads scripts/ and harness/)', () => {
+    expect(offending('../scripts', (t) => t.startsWith('../harness/')).length).toBeGreaterThan(0);
+    expect(offending('../harness', (t) => t === 'config.ts').length).toBeGreaterThan(0);
+  });
+
+  it('scripts/ imports nothing of bench/ or test/: what both use lives in harness/', () => {
+    expect(offending('../scripts', (t) => /^\.\.\/(bench|test)\//.test(t))).toEqual([]);
+  });
+
+  it('the harness imports nothing of scripts/, bench/ or test/, its users', () => {
+    expect(offending('../harness', (t) => /^\.\.\/(scripts|bench|test)\//.test(t))).toEqual([]);
   });
 });
 
@@ -120,5 +137,11 @@ describe('no import circles', () => {
 
   it('src/, loader/ and generator/ import nothing that imports them back, however far round', () => {
     expect(circles(['src', 'loader', 'generator'])).toEqual([]);
+  });
+
+  it('nor do the harness, scripts, benchmarks and tests', () => {
+    const found = circles(['src', 'loader', 'generator', 'harness', 'scripts', 'bench', 'test']);
+    // The fixture's circle is the one the first case plants.
+    expect(found.filter((circle) => !circle.startsWith('test/fixtures/import-circle/'))).toEqual([]);
   });
 });
