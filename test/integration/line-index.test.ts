@@ -8,13 +8,12 @@
  * the next load. A follower killed in the middle of an update leaves the live generation as it
  * was and takes the export in when it starts again.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +22,10 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { publishBundle } from '../../generator/publish.ts';
+import { spawnFollower } from '../../harness/follower.ts';
 import { HEADER_BYTES, lineIndexDir, lineIndexPath, openLineIndex } from '../../loader/line-index.ts';
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
-import { PROJECT_ROOT, parseCycleStarts } from '../../src/config.ts';
+import { parseCycleStarts } from '../../src/config.ts';
 import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 import { storedRows } from '../support/stored-rows.ts';
@@ -237,12 +237,8 @@ describe('a follower killed in the middle of an update', () => {
   const log: string[] = [];
 
   function startFollower(source: string): ChildProcess {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), '--follow', source, '--every', '1s'], {
-      env: { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: followPrefix, DATA_DIR: path.join(work, 'follow-data'), STORE_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    createInterface({ input: child.stderr! }).on('line', (line) => log.push(line));
-    return child;
+    const env = { ES_URL: inject('esUrl'), INDEX_PREFIX: followPrefix, DATA_DIR: path.join(work, 'follow-data'), STORE_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn' };
+    return spawnFollower(source, env, { onLine: (line) => log.push(line) });
   }
 
   async function until(what: string, test: () => boolean | Promise<boolean>, ms = 90_000): Promise<void> {
