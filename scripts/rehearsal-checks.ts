@@ -120,7 +120,7 @@ function faultBefore(faults: readonly Fault[], at: number): string | undefined {
 /** Faults that leave a node or a gateway's links down or cut: a read may wait on them past its timeout. */
 const LINKS_DOWN = new Set(['es-kill', 'es-kill-master', 'partition-node', 'partition-master', 'node-loss', 'gateway-cut']);
 /** Faults under which a polite client may be refused: a node or a gateway down, or cut off. */
-const DEGRADING = new Set(['es-kill', 'es-kill-master', 'gateway-term', 'worker-kill', 'partition-node', 'partition-master', 'node-loss', 'gateway-cut']);
+const DEGRADING = new Set([...LINKS_DOWN, 'gateway-term', 'worker-kill']);
 
 function degraded(faults: readonly Fault[], at: number, client: string): boolean {
   return faults.some((e) => e.at <= at + 2000 && (e.until ?? e.at) + 5000 >= at && (DEGRADING.has(e.fault) || (e.fault === 'redis-stop' && client === 'polite')));

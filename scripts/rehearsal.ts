@@ -49,7 +49,7 @@ import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
 import { type GenerationDoc, META_INDEX, aliasName, parseIndexName } from '../src/indices/generation.ts';
 import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
-import { clusterNetwork } from './net/cluster-faults.ts';
+import { type Fault as NetFault, clusterNetwork } from './net/cluster-faults.ts';
 import { type LinkGroup, startLinkGroup, startLinkProxy } from './net/link-proxy.ts';
 import { type Entry, type Expected, check } from './rehearsal-checks.ts';
 import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
@@ -544,7 +544,7 @@ async function fault(kind: (typeof FAULTS)[number]): Promise<void> {
   }
 }
 /** Holds a bad link between the nodes for 10–20 s, then heals it and waits for every node to be back in the cluster. */
-async function badLink(made: ReturnType<typeof net.partition>): Promise<void> {
+async function badLink(made: NetFault): Promise<void> {
   if (!made.made) throw new Skipped(made.why);
   await sleep(10_000 + random.next() * 10_000);
   made.heal();

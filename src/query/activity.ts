@@ -138,7 +138,7 @@ export function activityOf(params: ActivityParams, aggregations: Record<string, 
 }
 
 /** Whether every list of an answer holds its true top (each list asked for its whole size). */
-export function activityIsExact(params: ActivityParams, aggregations: Record<string, unknown>): boolean {
+function activityIsExact(params: ActivityParams, aggregations: Record<string, unknown>): boolean {
   return Object.entries(sidesOf(params.id, params.kind)).every(([name, { top }]) => {
     const found = aggregations[name] as SideAnswer;
     const sized: [Buckets, number][] = [[found.lossTypes, LOSS_TYPES], [found.hours, HOURS], ...Object.keys(top).map((list): [Buckets, number] => [found[list]!, topSize(params.kind)])];

@@ -31,6 +31,9 @@ export function toTimeBound(name: string, text: string): TimeBound {
   return { at, onNanosecond: !/[1-9]/.test(parsed.fraction.slice(9)) };
 }
 
+/** The later of two bounds (either may be absent); `a` where they are the same instant. */
+export const laterBound = (a: TimeBound | undefined, b: TimeBound | undefined): TimeBound | undefined => (a === undefined ? b : b === undefined || a.at >= b.at ? a : b);
+
 /** Rows strictly after a bound (`since_indexed`): a row on the bound's truncation is not after it either. */
 export function toAfter(field: string, after: TimeBound | undefined): Query[] {
   return after === undefined ? [] : [{ range: { [field]: { format: NANOS_FORMAT, gt: after.at } } }];

@@ -32,7 +32,7 @@ import {
 import type { Values } from '../query/parameters.ts';
 import { toEntityFactsBody, toEntityFactsQuery, toEntityRelationsBody, toEntityRelationsQuery, toEntitySourcesBody, toEntitySourcesQuery } from '../query/provenance.ts';
 import { selectParameter } from '../query/select.ts';
-import { ACTIVITY_KINDS, type ActivityKind, COVERING_SHARD_SIZE, activityIsExact, activityOf, toActivityBody } from '../query/activity.ts';
+import { ACTIVITY_KINDS, type ActivityKind, COVERING_SHARD_SIZE, activityOf, toActivityBody } from '../query/activity.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { ListQuery, SearchBody } from '../query/list.ts';
 import type { AnyOf } from '../query/route-parameters.ts';
@@ -229,11 +229,11 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     const kind = String(row.entityType) as ActivityKind;
     if (!ACTIVITY_KINDS.includes(kind)) throw ApiError.badRequest(`Activity is kept for characters, tribes and systems; ${id} is a ${String(row.entityType)}.`);
     const request = { id, kind, environment: String(row.environment), scope: scopeOf(params), since: params.since, until: params.until };
-    const read = async (shardSize?: number) => ((await reader.search('killmails', toActivityBody(request, reader.generation.currentCycle, shardSize))).aggregations ?? {}) as Record<string, unknown>;
-    let aggregations = await read();
+    const read = async (shardSize?: number) => activityOf(request, ((await reader.search('killmails', toActivityBody(request, reader.generation.currentCycle, shardSize))).aggregations ?? {}) as Record<string, unknown>);
+    let activity = await read();
     // Several shards left the top of a list unproven: every shard sends all its terms.
-    if (!activityIsExact(request, aggregations)) aggregations = await read(COVERING_SHARD_SIZE);
-    ctx.body = toEnvelope(activityOf(request, aggregations), deps.meta);
+    if (!activity.exact) activity = await read(COVERING_SHARD_SIZE);
+    ctx.body = toEnvelope(activity, deps.meta);
   });
 
   // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by

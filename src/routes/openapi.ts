@@ -16,7 +16,7 @@ import { POINTS_IN_WORDS } from '../limits/request-cost.ts';
 import type { AnyParameter } from '../query/parameters.ts';
 import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/route-parameters.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
-import { type Operation, operationOf, route, templatePath } from './operation.ts';
+import { type Operation, getRoutes, route } from './operation.ts';
 import { TYPED_COLLECTIONS } from '../indices/collections.ts';
 import { type JsonSchema, SCHEMAS, ref } from './records.ts';
 
@@ -291,10 +291,7 @@ function addLinks(paths: Json): void {
 /** The OpenAPI 3.1 document of every route on the router. */
 export function openApiDocument(router: AppRouter): Json {
   const paths: Json = {};
-  for (const layer of router.stack) {
-    if (!layer.methods.includes('GET')) continue;
-    const path = templatePath(String(layer.path));
-    const operation = layer.stack.map(operationOf).find((o) => o !== undefined);
+  for (const { layer, path, operation } of getRoutes(router)) {
     if (!operation) throw new Error(`${path} is not registered with its operation (routes/operation.ts)`);
     const pathParameters = layer.paramNames.map(({ name }) => PATH_PARAMETERS[name as keyof typeof PATH_PARAMETERS]);
     const headers = operation.headers ?? (conditional(operation) ? [IF_NONE_MATCH] : []);

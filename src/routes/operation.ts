@@ -127,14 +127,20 @@ export function templatePath(path: string): string {
 export const one = (data: JsonSchema, options: { degraded?: boolean } = {}): Answer => ({ kind: 'one', data, ...options });
 export const list = (data: JsonSchema): Answer => ({ kind: 'list', data });
 
+/** Every GET route of the router in registration order: its layer, its `{param}` path, and the operation it was registered with (undefined: none). */
+export function* getRoutes(router: AppRouter): Generator<{ layer: AppRouter['stack'][number]; path: string; operation: Operation | undefined }> {
+  for (const layer of router.stack) {
+    if (layer.methods.includes('GET')) yield { layer, path: templatePath(String(layer.path)), operation: layer.stack.map(operationOf).find((o) => o !== undefined) };
+  }
+}
+
 /** Every GET route of the router by its cost class, as `{param}` paths, in registration order. */
 export function routesByCost(router: AppRouter): RoutesByCost {
   const routes = new Map<CostClass, string[]>();
-  for (const layer of router.stack) {
-    const operation = layer.methods.includes('GET') ? layer.stack.map(operationOf).find((o) => o !== undefined) : undefined;
+  for (const { path, operation } of getRoutes(router)) {
     if (!operation) continue;
     const cost = costOf(operation);
-    routes.set(cost, [...(routes.get(cost) ?? []), templatePath(String(layer.path))]);
+    routes.set(cost, [...(routes.get(cost) ?? []), path]);
   }
   return routes;
 }

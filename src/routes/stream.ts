@@ -17,7 +17,7 @@ import { headerParameter } from '../query/parameters.ts';
 import { cursorScope } from '../query/cursor.ts';
 import { ENVIRONMENT } from '../query/route-parameters.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
-import type { TimeBound } from '../query/time-range.ts';
+import { type TimeBound, laterBound } from '../query/time-range.ts';
 import { EVENT_TIMELINE, KILLMAIL_TIMELINE, type Timeline, boundTimeline, timelineIndex, timelineParameters, toTimelineQuery } from '../query/timeline.ts';
 import type { Feed } from '../stream/hub.ts';
 import { type Position, RESUME_HEADER, decodeResumeToken } from '../stream/resume-token.ts';
@@ -34,8 +34,6 @@ const LAST_EVENT_ID = headerParameter(RESUME_HEADER, {
 
 const SCOPE = [ENVIRONMENT, CYCLES, CYCLE] as const;
 
-/** The later of the client's `since_indexed` and a walk's bound: both keep rows first held after them. */
-const laterBound = (a: TimeBound | undefined, b: TimeBound | undefined) => (a === undefined ? b : b === undefined || a.at >= b.at ? a : b);
 
 const DESCRIPTION =
   'Server-Sent Events (`text/event-stream`): one event per row, `data` the row as the list route answers it, `id` a resume token. ' +
@@ -84,6 +82,7 @@ export function streamRoutes(router: AppRouter, deps: RouteDeps): void {
         index: timelineIndex(timeline),
         key: cursorScope(path, { ...bind, include: params.include }),
         withChanges: params.include === 'removed',
+        // The later of the client's `since_indexed` and the walk's bound: both keep rows first held after them.
         query: (after, currentCycle) => toTimelineQuery(timeline, { ...bind, sinceIndexed: laterBound(bound.sinceIndexed, after) }, currentCycle),
       };
       return open(ctx, feed, bound.sinceIndexed);

@@ -9,7 +9,7 @@ import { FORMAT, INCLUDE_UNKNOWN, LIST, boundSort, listParams, sortParameter } f
 import { selectParameter } from '../query/select.ts';
 import { TIMELINE_COUNT_UP_TO, TIMELINE_SORTS, type Timeline, boundTimeline, throughGeneration, timelineIndex, timelineParameters, toTimelineQuery } from '../query/timeline.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
-import { type TimeBound, toTimeBound } from '../query/time-range.ts';
+import { type TimeBound, laterBound, toTimeBound } from '../query/time-range.ts';
 import type { AppRouter, RouteDeps } from './context.ts';
 import { list, route } from './operation.ts';
 import { groupRequest } from './list-request.ts';
@@ -26,7 +26,7 @@ import { fieldsOf, ref } from './records.ts';
  */
 export function indexedThrough(generation: GenerationDoc, asked?: TimeBound): { indexedThrough?: string } {
   const through = generation.indexedAt ? toTimeBound('indexedAt', generation.indexedAt) : undefined;
-  const later = asked && (!through || asked.at > through.at) ? asked : through;
+  const later = laterBound(through, asked);
   return later ? { indexedThrough: later === through ? generation.indexedAt! : later.at } : {};
 }
 

@@ -8,11 +8,10 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, loadConfig } from '../../src/config.ts';
 import type { Gateway } from '../../src/compose.ts';
-import { generatedRegion } from '../../src/config/table.ts';
+import { configTable, generatedRegion } from '../../src/config/table.ts';
 import { COSTS, POINTS_IN_WORDS, costTable, requestCost } from '../../src/limits/request-cost.ts';
 import { openApiDocument } from '../../src/routes/openapi.ts';
 import { routesByCost } from '../../src/routes/operation.ts';
-import { configTable } from '../../src/config/table.ts';
 import { composed } from '../support/composed.ts';
 
 let gateway: Gateway;
