@@ -8,7 +8,7 @@
  * given), documents Elasticsearch answers 429 sent again after a
  * wait, the first document it refuses reported (and the rest not sent), an abort.
  *
- * A 409 is not a refusal here: documents carry external versions (load-file.ts), and a 409 is
+ * A 409 is not a refusal here: documents carry external versions (row-items.ts), and a 409 is
  * an earlier line of a repeated id that landed after the last one, which stays.
  */
 import type { Client } from '@elastic/elasticsearch';

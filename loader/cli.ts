@@ -18,6 +18,7 @@ import path from 'node:path';
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { Client } from '@elastic/elasticsearch';
 import { ConfigError, LOADER_SECTIONS, type LoaderConfig, MIN_FOLLOW_EVERY_MS, loadConfig, parseDuration } from '../src/config.ts';
 import { createClient } from '../src/search/client.ts';
 import { isStoreUrl } from '../src/store/location.ts';
@@ -67,6 +68,30 @@ function loadOptions(config: Readonly<LoaderConfig>, client: ReturnType<typeof c
   };
 }
 
+/**
+ * On shared cores the loader yields to reads. On Linux a nice value is a thread's own: the
+ * threads Node started before this call (V8's garbage collection and compiler helpers, six on
+ * Node 24) are lowered one by one, and those started after (libuv's pool, parse workers)
+ * inherit it from the thread that starts them.
+ */
+function yieldToReaders(nice: number, write: (line: string) => void): void {
+  if (nice <= 0) return;
+  try {
+    lowerPriority(nice);
+  } catch (error) {
+    write(`warning: could not lower the loader's priority (LOAD_NICE=${nice}): ${(error as Error).message}`);
+  }
+}
+
+/** `--list`: the kept generations, the live one marked. */
+async function listGenerations(client: Client, prefix: string): Promise<void> {
+  const live = await liveGeneration(client, prefix);
+  for (const doc of await generationDocs(client, prefix)) {
+    const mark = doc.generation === live?.generation ? 'live' : 'kept';
+    console.log(`${mark}  ${doc.generation}  bundle ${doc.bundleId.slice(0, 16)}  generated ${doc.generatedAt ?? '?'}  loaded ${doc.loadedAt}`);
+  }
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -88,17 +113,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const write = (line: string) => console.error(line);
-  // On shared cores the loader yields to reads. On Linux a nice value is a thread's own: the
-  // threads Node started before this line (V8's garbage collection and compiler helpers, six on
-  // Node 24) are lowered one by one, and those started after (libuv's pool, parse workers)
-  // inherit it from the thread that starts them.
-  if (config.loadNice > 0) {
-    try {
-      lowerPriority(config.loadNice);
-    } catch (error) {
-      write(`warning: could not lower the loader's priority (LOAD_NICE=${config.loadNice}): ${(error as Error).message}`);
-    }
-  }
+  yieldToReaders(config.loadNice, write);
   const client = createClient(config.esUrl, 120_000);
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -110,11 +125,7 @@ async function main(): Promise<number> {
   }
   try {
     if (values.list) {
-      const live = await liveGeneration(client, config.indexPrefix);
-      for (const doc of await generationDocs(client, config.indexPrefix)) {
-        const mark = doc.generation === live?.generation ? 'live' : 'kept';
-        console.log(`${mark}  ${doc.generation}  bundle ${doc.bundleId.slice(0, 16)}  generated ${doc.generatedAt ?? '?'}  loaded ${doc.loadedAt}`);
-      }
+      await listGenerations(client, config.indexPrefix);
       return 0;
     }
     if (values.rollback) {

@@ -1,5 +1,5 @@
 /**
- * The ids of a file as an update reads it (loader/update-index.ts), in little memory:
+ * The ids of a file as an update by lookup reads it (loader/update-by-lookup.ts), in little memory:
  *
  * - every id as a 64-bit hash in a growing typed array, sorted once the file is read: how many
  *   distinct ids the file has, and whether a document's id is among them (the sweep of rows that

@@ -14,7 +14,7 @@
  * order; the order only decides how much is skipped.
  *
  * Repeated ids: a line whose id was sent earlier in the file is sent even when unchanged, so
- * that the last line of an id wins (its document's version says so, load-file.ts). Sent ids go
+ * that the last line of an id wins (its document's version says so, row-items.ts). Sent ids go
  * into a Bloom filter checked for every skipped line (16 M bits, two probes: 10⁻⁵ false positives
  * at 20,000 sent lines, and a false positive only sends an unchanged line again) and a sorted
  * list for the end.
@@ -145,7 +145,6 @@ export class LineMatcher {
   /** The window's hash table: entry index + 1 by slot, and the entries it covers. */
   #table: Uint32Array | undefined;
   #tableFrom = 0;
-  #tableTo = 0;
   /** Whether the next line may start an old block (after a block or a line that ended one). */
   #tryBlock = true;
   /** An old block that began at the end of the last chunk: checked with the next one. */
@@ -429,7 +428,6 @@ export class LineMatcher {
     }
     this.#table = table;
     this.#tableFrom = from;
-    this.#tableTo = to;
   }
 
   /** Index in #blocks of the block holding this entry (it is loaded). */

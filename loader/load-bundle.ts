@@ -28,17 +28,16 @@ import { type GenerationDoc, type GenerationFile, META_INDEX, META_MAPPING, inde
 import { toInstant } from '../src/time/instant.ts';
 import { type ObjectStore, createObjectStore } from '../src/store/object-store.ts';
 import { type Bundle, type BundleFile, openBundle } from './bundle.ts';
-import { LoadError, RebuildInstead } from './errors.ts';
+import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
 import { keepLastPerId } from './last-per-id.ts';
-import { type LineIndexHeader, LineIndexWriter, rowHashText, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
-import { createIndex, createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
-import { deriveIndex } from './derive-index.ts';
-import { diffIndices, dropChangesAfter, ensureChangesIndex, idsOfLines, pruneChangesBefore, writeChanges } from './changes.ts';
+import { LineIndexWriter, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
+import { createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
+import { dropChangesAfter, ensureChangesIndex, pruneChangesBefore, writeChanges } from './changes.ts';
 import { changesIndices } from '../src/indices/changes.ts';
 import { INSTANT_MIN } from '../src/time/instant.ts';
-import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity, loadJsonlFile } from './load-file.ts';
-import { type IndexAction, type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
+import { DEFAULT_FLUSH_BYTES, type FileLoadResult, checkIntegrity } from './load-file.ts';
+import { type IndexPlan, type ReuseEstimate, planIndices } from './plan.ts';
 import { POOL_MIN_FILE_BYTES, ParsePool, poolSize } from './parse-pool.ts';
 import { previousIndex } from './previous-index.ts';
 import { type Progress, silentProgress } from './progress.ts';
@@ -47,7 +46,7 @@ import { withLoadLock } from './state.ts';
 import { estimateReuse } from './reuse-estimate.ts';
 import { runTasks } from './run-tasks.ts';
 import { Semaphore } from './semaphore.ts';
-import { updateIndex } from './update-index.ts';
+import { type IndexResult, type LineIndexState, type Written, writeIndex } from './write-index.ts';
 import { clusterCapacity, filesAtOnce, inFlightBudget } from './write-capacity.ts';
 
 /** Files a bundle cannot be served without. */
@@ -87,23 +86,6 @@ export interface LoadOptions {
   store?: ObjectStore;
   /** Stops the load promptly (nothing goes live; what it built is removed): it rejects with the AbortError. */
   signal?: AbortSignal;
-}
-
-/** One index of the load: what was done with it. */
-export interface IndexResult extends Partial<FileLoadResult> {
-  name: string;
-  /** Seconds from the load's start to this file's start (files overlap). */
-  startedAt?: number;
-  index: string;
-  action: IndexAction;
-  /** An update: rows that left the file and were deleted. */
-  removed?: number;
-  /** Their ids, where the update knew them (over a line index). */
-  leftIds?: string[];
-  /** Why an update asked Elasticsearch about every line: its live index had no line index it could trust. */
-  withoutLineIndex?: string;
-  /** A planned update that found its file mostly changed, and built the index instead. */
-  rebuilt?: string;
 }
 
 export interface LoadSummary {
@@ -269,10 +251,11 @@ async function loadLocked(bundle: Bundle, options: LoadOptions, started: number)
     // Changes a load that never went live wrote (it died before it could take them back).
     await dropChangesAfter(client, changesIndices(prefix), live?.indexedAt ?? INSTANT_MIN);
     const plan = await step('plan', planLoad(run));
-    const results = await step('files', loadFiles(run, plan, started));
+    const written = await step('files', loadFiles(run, plan, started));
+    const results = written.map((w) => w.result);
     const { catalog, ops } = await step('documents', readDocuments(run));
     const counts = await step('check', checkIndices(run, results));
-    const changes = await step('changes', recordChanges(run, plan.plans, results));
+    const changes = await step('changes', recordChanges(run, plan.plans, written));
     await step('line index', finishLineIndices(run, plan.plans, counts));
     if (run.exportDir) await step('copy', copyBundleFiles(run.exportDir, bundle.files.values(), bundle.manifestBytes));
     const doc = { ...generationDocument(run, plan.planned, counts, catalog, ops, options.currentCycle ?? (await currentCycleOf(client, bundle, results.map((r) => r.index)))), changes };
@@ -327,7 +310,7 @@ interface LoadPlan {
   plans: Map<string, IndexPlan>;
   estimates: Map<string, ReuseEstimate>;
   /** By index name: the live index's line index an update compares its file with, or why there is none. */
-  lineIndices: Map<string, { file: string; header: LineIndexHeader } | { reason: string }>;
+  lineIndices: Map<string, LineIndexState>;
   capacity: Awaited<ReturnType<typeof clusterCapacity>>;
 }
 
@@ -376,8 +359,8 @@ async function planLoad(run: LoadRun): Promise<LoadPlan> {
   return { planned, plans: new Map(planned.map((p) => [p.name, p])), estimates, lineIndices, capacity };
 }
 
-/** Builds, updates or reuses every index: files side by side, each after the indices its documents read, the longest chains first. */
-async function loadFiles(run: LoadRun, { planned, plans, capacity, lineIndices }: LoadPlan, loadStarted: number): Promise<IndexResult[]> {
+/** Builds, updates or reuses every index (write-index.ts): files side by side, each after the indices its documents read, the longest chains first. */
+async function loadFiles(run: LoadRun, { planned, plans, capacity, lineIndices }: LoadPlan, loadStarted: number): Promise<Written[]> {
   const { bundle, options, live, indexedAt, sequence, used } = run;
   const { client, cycleStarts, signal, progress = silentProgress } = options;
   const flushBytes = options.flushBytes ?? DEFAULT_FLUSH_BYTES;
@@ -389,63 +372,42 @@ async function loadFiles(run: LoadRun, { planned, plans, capacity, lineIndices }
   const context = loadContext(client, cycleStarts, plans);
   /** The indices whose documents read this one's (killmails: entities, relations). */
   const dependents = (name: string) => INDICES.filter((d) => (d.dependsOn as readonly string[] | undefined)?.includes(name));
-  /** One index of the load, built, updated or reused; `signal` stops it when another file fails. */
-  const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<IndexResult> => {
+  /** A new line index writer of the index, in place of one a fallback leaves. */
+  const lineIndexOf = (plan: IndexPlan) => async () => {
+    await run.writers.get(plan.name)?.discard();
+    const writer = await LineIndexWriter.create(run.lineDir, plan.index);
+    run.writers.set(plan.name, writer);
+    return writer;
+  };
+  /** One index of the load; `signal` stops it when another file fails. */
+  const loadIndex = async (description: (typeof INDICES)[number], signal: AbortSignal): Promise<Written> => {
     signal.throwIfAborted();
-    const startedAt = (performance.now() - loadStarted) / 1000;
     const plan = plans.get(description.name)!;
     const file = fileFor(bundle, description.files, '.jsonl');
-    if (plan.action === 'reuse') {
-      return { name: plan.name, index: plan.index, action: 'reuse', file: file?.path, rows: file?.rowCount ?? 0, documents: live?.counts[plan.name] ?? 0 };
-    }
-    if (description.derive) {
-      const started = performance.now();
-      await createIndex(client, plan.index, description.mapping, plan.shards);
-      const from = plans.get(description.derive.from)!.index;
-      const fromDescription = INDICES.find((d) => d.name === description.derive!.from)!;
-      const rows = await deriveIndex({ client, index: plan.index, from, fromDescription, description, context, signal });
-      progress.log(`  ${plan.name}: ${rows} rows derived from ${description.derive.from} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      return { name: plan.name, index: plan.index, action: 'build', rows, startedAt };
-    }
-    if (!file) {
-      await createIndex(client, plan.index, description.mapping);
-      return { name: plan.name, index: plan.index, action: 'build', rows: 0 };
-    }
-    const bar = progress.file(file.path, file.rowCount);
-    const lineIndex = async () => {
-      await run.writers.get(plan.name)?.discard();
-      const writer = await LineIndexWriter.create(run.lineDir, plan.index);
-      run.writers.set(plan.name, writer);
-      return writer;
-    };
-    const common = { ...options, file, index: plan.index, description, context, progress: bar, indexedAt, sequence, signal, flushBytes, slots, pool: file.sizeBytes >= minPooled ? pool : undefined };
-    const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
-    const build = async (): Promise<IndexResult> => {
-      await createIndex(client, plan.index, description.mapping, plan.shards);
-      return { ...(await loadJsonlFile({ ...common, previous, lineIndex: await lineIndex() })), name: plan.name, action: 'build' };
-    };
-    let result: IndexResult;
-    if (plan.action === 'update') {
-      const lines = lineIndices.get(plan.name);
-      const against = lines && 'header' in lines ? lines : undefined;
-      try {
-        const updated = await updateIndex({ ...common, previous: previousIndex(client, plan.from!), from: plan.from!, against, lineIndex: await lineIndex() });
-        result = { ...updated, name: plan.name, action: 'update', ...(lines && 'reason' in lines ? { withoutLineIndex: lines.reason } : {}) };
-      } catch (error) {
-        if (!(error instanceof RebuildInstead)) throw error;
-        // The file mostly changed: the clone is dropped and the index built anew.
-        progress.log(`  ${file.path}: ${error.message}: building it instead`);
-        await client.indices.delete({ index: plan.index, ignore_unavailable: true });
-        result = { ...(await build()), rebuilt: error.message };
-      }
-    } else {
-      result = await build();
-    }
+    const written = await writeIndex({
+      ...options,
+      plan,
+      description,
+      file,
+      index: plan.index,
+      context,
+      indexedAt,
+      sequence,
+      signal,
+      flushBytes,
+      slots,
+      progress,
+      pool: file && file.sizeBytes >= minPooled ? pool : undefined,
+      lines: lineIndices.get(plan.name),
+      lineIndex: lineIndexOf(plan),
+      indexOf: (name) => plans.get(name)!.index,
+      descriptionOf: (name) => INDICES.find((d) => d.name === name)!,
+      liveDocuments: live?.counts[plan.name] ?? 0,
+      startedAt: (performance.now() - loadStarted) / 1000,
+    });
     // Killmails read the entities and relations of this generation with searches.
-    if (dependents(description.name).length > 0) await client.indices.refresh({ index: plan.index });
-    const how = result.action === 'update' ? `updated: ${result.written} written, ${result.removed} removed${result.match ? `, ${result.match.unchanged} unchanged (${result.match.blockLines} in whole blocks)` : ''}` : 'built';
-    bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
-    return { ...result, startedAt };
+    if (plan.action !== 'reuse' && file && !description.derive && dependents(description.name).length > 0) await client.indices.refresh({ index: plan.index });
+    return written;
   };
   for (const description of INDICES) {
     const file = fileFor(bundle, description.files, '.jsonl');
@@ -521,11 +483,12 @@ async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Recor
 }
 
 /**
- * Records the rows each index lost or changed against the live one (loader/changes.ts): what an
- * update over a line index found, else a scan of the live index against the new one. Returns
+ * Records the rows each index lost or changed against the live one (loader/changes.ts), as the
+ * way that wrote it answers (write-index.ts): what an update over a line index found, else a
+ * scan of the live index against the new one. Returns
  * the changes index of each index that keeps them, for the generation document.
  */
-async function recordChanges(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>, results: IndexResult[]): Promise<Record<string, string>> {
+async function recordChanges(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>, loaded: Written[]): Promise<Record<string, string>> {
   const { client, prefix, progress = silentProgress } = run.options;
   const changes: Record<string, string> = {};
   // Side by side: each index's diff is a few searches that wait on Elasticsearch.
@@ -534,11 +497,8 @@ async function recordChanges(run: LoadRun, plans: ReadonlyMap<string, IndexPlan>
       const index = await ensureChangesIndex(client, prefix, description);
       changes[description.name] = index;
       const plan = plans.get(description.name)!;
-      const result = results.find((r) => r.name === description.name)!;
       if (plan.action === 'reuse' || plan.previous === undefined || plan.previous === plan.index) return 0;
-      const rows = result.match
-        ? { left: result.leftIds ?? [], changed: await idsOfLines(client, plan.previous, (result.match.changedLines ?? []).map(rowHashText)) }
-        : await diffIndices(client, plan.previous, plan.index);
+      const rows = await loaded.find((w) => w.result.name === description.name)!.changes(plan.previous);
       const count = await writeChanges(client, { index, description, previous: plan.previous, next: plan.index, rows, at: run.indexedAt });
       if (count) progress.log(`  ${description.name}: ${rows.left.length} rows left, ${rows.changed.length} changed (${index})`);
       return count;

@@ -6,7 +6,7 @@
  * demand, up to `size`, and the pool is closed when the load ends.
  *
  * Chunks are queued in the order they come and go to the first idle worker. What is queued is
- * bounded by the callers (load-file.ts keeps a few chunks of a file ahead, no more). A worker
+ * bounded by the callers (read-on-pool.ts keeps a few chunks of a file ahead, no more). A worker
  * that dies fails the jobs it held; the others go on.
  */
 import { availableParallelism } from 'node:os';
@@ -23,7 +23,7 @@ export interface ParseRequest {
   index: string;
   bytes: Uint8Array;
   firstLine: number;
-  /** `sequence · 2³²` (load-file.ts): a document's version is this plus its line. */
+  /** `sequence · 2³²` (row-items.ts): a document's version is this plus its line. */
   versionBase: number;
   indexedAt: string;
   /** The first-seen instants of the ids come from the previous index: ask for them first. */

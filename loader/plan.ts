@@ -10,7 +10,7 @@
  *   reads; the file is not even read (its sha256 is the one that index was verified against);
  * - same base, another file, a large file → **update**: a clone of the live index (segments
  *   hard-linked: seconds) gets only the rows whose line changed, loses the rows that left, and
- *   keeps every other document as it is (loader/update-index.ts);
+ *   keeps every other document as it is (loader/write-index.ts);
  * - otherwise → **build** a new index from the file.
  *
  * `force` builds everything. Small files are always built: a clone and a diff cost more than

@@ -1,7 +1,7 @@
 /**
  * How one exported line becomes its bulk action and source lines: parsed, checked, turned into
  * its document by the index description, and written as bytes. One module for both ways a file
- * loads — on the loader's thread (load-file.ts) and on a worker thread (parse-worker.ts) — so
+ * loads — on the loader's thread (read-on-thread.ts, update-over-line-index.ts) and on a worker thread (parse-worker.ts) — so
  * both write the very same documents.
  */
 import { FIRST_SEEN, type IndexDescription, type LoadContext, ROW_HASH, RowError, documentId, rowsInDocValues, toBulkLines } from '../src/indices/description.ts';
@@ -52,7 +52,7 @@ export function parseRow(text: string, line: number, file: string, description: 
 
 /**
  * The bulk lines of a finished document, written with the external version `versionBase + line`
- * (load-file.ts `sequence`). The exported line is its row, unless the description put a view
+ * (load-file.ts `FileJob.sequence`). The exported line is its row, unless the description put a view
  * there; `firstSeen` is given for descriptions that carry it (FIRST_SEEN).
  */
 export function bulkLines(built: BuiltRow, bytes: Buffer, line: number, rowHash: string, versionBase: number, description: IndexDescription<any>, firstSeen?: string): Buffer[] {

@@ -130,7 +130,7 @@ export interface IndexDescription<Doc extends { id: string } = { id: string } & 
 
 /**
  * Fields the loader adds to every document beside the description's own: the hash of the
- * exported line (how an updated index tells unchanged rows, loader/update-index.ts) and, where
+ * exported line (how an updated index tells unchanged rows, loader/write-index.ts) and, where
  * `firstSeen`, the instant the row first became visible. One spelling, shared with the gateway.
  */
 export const ROW_HASH = 'rowHash';
