@@ -27,7 +27,7 @@ import { deleteAllGenerations } from '../loader/generations.ts';
 import { rollback } from '../loader/rollback.ts';
 import type { LoadSummary } from '../loader/load-bundle.ts';
 import { publishBundle } from '../generator/publish.ts';
-import { spawnFollower } from '../harness/follower.ts';
+import { spawnFollower } from '../harness/loader-process.ts';
 import { NODE_ARGS } from '../harness/listener.ts';
 import { type MotoServer, startMoto } from '../harness/moto.ts';
 import type { Config } from '../src/config.ts';

@@ -20,7 +20,6 @@
  * files side by side (loader/write-capacity.ts), so its seconds per file overlap and share the
  * cores: the total is the comparison that holds.
  */
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,7 +27,9 @@ import type { Client } from '@elastic/elasticsearch';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { createIndex, deleteAllGenerations, deleteGeneration, finishIndices } from '../loader/generations.ts';
 import { type LoadSummary, loadBundle } from '../loader/load-bundle.ts';
-import { type Config, PROJECT_ROOT } from '../src/config.ts';
+import type { Config } from '../src/config.ts';
+import { spawnLoader } from '../harness/loader-process.ts';
+import { NODE_ARGS } from '../harness/listener.ts';
 import { INDICES } from '../src/indices/all.ts';
 import { indexName, parseIndexName } from '../src/indices/generation.ts';
 import { startFloor } from './load-floor.ts';
@@ -106,13 +107,9 @@ export async function capture(client: Client, dir: string, out: string, config: 
  * (step 2; the scale benchmark loads with it too).
  */
 export function runLoader(dir: string, esUrl: string, config: Readonly<Config>, prefix: string, force: boolean, env: Record<string, string> = {}): Promise<LoadSummary & { peakRssMb: number }> {
-  const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
   return new Promise((resolve, reject) => {
-    const child = spawn(npm[0]!, [...npm.slice(1), 'run', '--silent', 'load', '--', dir, '--json', ...(force ? ['--force'] : [])], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const settings = { ES_URL: esUrl, INDEX_PREFIX: prefix, DATA_DIR: path.join(config.cacheDir, 'bench-data'), ...env };
+    const child = spawnLoader([dir, '--json', ...(force ? ['--force'] : [])], settings, { nodeArgs: NODE_ARGS, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`loader exited with ${code}`))));

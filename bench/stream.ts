@@ -19,14 +19,14 @@ import { writeNextExport } from '../generator/next-export.ts';
 import { publishBundle } from '../generator/publish.ts';
 import { ensureBundle } from '../generator/write-bundle.ts';
 import { deleteAllGenerations } from '../loader/generations.ts';
-import { spawnFollower } from '../harness/follower.ts';
+import { spawnFollower } from '../harness/loader-process.ts';
 import { spawnGateway } from '../harness/gateway-process.ts';
 import { NODE_ARGS } from '../harness/listener.ts';
 import { startMoto } from '../harness/moto.ts';
 import { rssMb } from '../harness/proc.ts';
 import { openSse, type SseStream } from '../harness/sse.ts';
 import type { Config } from '../src/config.ts';
-import { withNewRows } from '../test/support/new-rows.ts';
+import { withNewRows } from '../generator/new-rows.ts';
 import { runLoader } from './load.ts';
 import { type Log, drive, round } from './support.ts';
 

@@ -47,7 +47,7 @@ import { ensureBundle } from '../generator/write-bundle.ts';
 import { openBundle } from '../loader/bundle.ts';
 import { deleteAllGenerations } from '../loader/generations.ts';
 import { readChunks } from '../loader/read-lines.ts';
-import { spawnFollower } from '../harness/follower.ts';
+import { spawnFollower } from '../harness/loader-process.ts';
 import { spawnGateway } from '../harness/gateway-process.ts';
 import { NODE_ARGS } from '../harness/listener.ts';
 import { type MotoServer, startMoto } from '../harness/moto.ts';

@@ -27,7 +27,7 @@
  * with the bundle files of every publication. Exits 1 on any broken invariant, naming it with
  * the fault that preceded it, and prints the seed so that a run can be replayed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
@@ -39,7 +39,7 @@ import { type BundleRow, readRows } from '../generator/read-bundle.ts';
 import { createRandom } from '../generator/random.ts';
 import { writeBundle } from '../generator/write-bundle.ts';
 import { IDENTITY, expectedCounts } from '../harness/bundle-counts.ts';
-import { spawnFollower } from '../harness/follower.ts';
+import { loaderExit, spawnFollower, spawnLoader } from '../harness/loader-process.ts';
 import { type Listener, spawnListener } from '../harness/listener.ts';
 import { startMoto } from '../harness/moto.ts';
 import { childPids, rssMb } from '../harness/proc.ts';
@@ -475,8 +475,7 @@ const publisher = (async () => {
     if (k === 2) {
       await waitLive(publications.at(-1)!.bundleId).catch(() => {});
       const from = live?.bundleId ?? '?';
-      const rolled = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader', 'cli.ts'), '--rollback'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      const exit = await new Promise<number | null>((resolve) => rolled.once('exit', resolve));
+      const exit = await loaderExit(spawnLoader(['--rollback'], env));
       const to = (await readLive())?.doc.bundleId ?? '?';
       record({ kind: 'rollback', from, to, exit });
       log(`rollback from ${from.slice(0, 12)} to ${to.slice(0, 12)}: exit ${String(exit)}`);

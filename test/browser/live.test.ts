@@ -14,7 +14,7 @@ import { writeNextExport } from '../../generator/next-export.ts';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { byteCompare, instantNanos, lastWins, newestFirst } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { withNewRows } from '../support/new-rows.ts';
+import { withNewRows } from '../../generator/new-rows.ts';
 import { screenshot, seriousViolations, type WatchedBrowser, watchedBrowser } from './browser.ts';
 
 const chromium = inject('chromium');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAllRows } from '../../generator/read-bundle.ts';
-import { withNewRows } from '../support/new-rows.ts';
+import { withNewRows } from '../../generator/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { byteCompare, expectError, expectedEntities, instantNanos, readBundle, walk } from '../support/expect.ts';

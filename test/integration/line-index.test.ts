@@ -22,7 +22,7 @@ import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { publishBundle } from '../../generator/publish.ts';
-import { spawnFollower } from '../../harness/follower.ts';
+import { spawnFollower } from '../../harness/loader-process.ts';
 import { HEADER_BYTES, lineIndexDir, lineIndexPath, openLineIndex } from '../../loader/line-index.ts';
 import { type LoadOptions, type LoadSummary, loadBundle } from '../../loader/load-bundle.ts';
 import { parseCycleStarts } from '../../src/config.ts';

@@ -1,19 +1,17 @@
 /** `npm run load` as a user runs it: exit codes, `file:line` on a refused bundle, the summary. */
-import { spawnSync } from 'node:child_process';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { writeBundle } from '../../generator/write-bundle.ts';
-import { PROJECT_ROOT } from '../../src/config.ts';
+import { runLoader } from '../../harness/loader-process.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
 const prefix = uniquePrefix('cli');
 let work: string;
 
 function load(...args: string[]) {
-  const env = { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), INIT_CWD: work };
-  return spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), ...args], { env, encoding: 'utf8', timeout: 120_000 });
+  return runLoader(args, { ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data'), INIT_CWD: work });
 }
 
 beforeAll(async () => {
@@ -48,7 +46,7 @@ it('loads a bundle given relative to the caller, then refuses a bad one with fil
 
 it('refuses to start without ES_URL, naming it (it never provisions a node of its own)', () => {
   const { ES_URL: _, ...env } = process.env;
-  const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), 'good'], { env: { ...env, INIT_CWD: work }, encoding: 'utf8', timeout: 60_000 });
+  const run = runLoader(['good'], { INIT_CWD: work }, { baseEnv: env, timeoutMs: 60_000 });
   expect(run.status).toBe(2);
   expect(run.stderr).toMatch(/ES_URL is not set/);
 });

@@ -3,7 +3,6 @@
  * follower that then waits for a newer bundle), two followers on one cluster loading a bundle
  * once, and SIGTERM in the middle of a load leaving nothing half-built behind.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,8 @@ import { type BundleRow, readManifest } from '../../generator/read-bundle.ts';
 import { publishBundle } from '../../generator/publish.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
-import { PROJECT_ROOT, loadConfig, parseCycleStarts } from '../../src/config.ts';
+import { loadConfig, parseCycleStarts } from '../../src/config.ts';
+import { spawnLoader } from '../../harness/loader-process.ts';
 import { startServer } from '../../src/server.ts';
 import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
 import { LoadError } from '../../loader/errors.ts';
@@ -185,10 +185,7 @@ describe('SIGTERM in the middle of a load', () => {
   it('deletes what the load built, releases the lock and leaves the live generation serving', async () => {
     await loadBundle(bundles.a!, options(prefix));
     const before = (await live(prefix))!.generation;
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), path.join(work, 'big')], {
-      env: { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnLoader([path.join(work, 'big')], { ES_URL: inject('esUrl'), INDEX_PREFIX: prefix, DATA_DIR: path.join(work, 'data') }, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve, reject) => {

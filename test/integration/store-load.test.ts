@@ -6,7 +6,6 @@
  * wrong secret and a missing file are one clear line with the live generation unchanged; the
  * pointer poll answers `unchanged` until a re-publish.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,8 @@ import type { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { publishBundle } from '../../generator/publish.ts';
 import { writeBundle } from '../../generator/write-bundle.ts';
-import { PROJECT_ROOT, parseCycleStarts } from '../../src/config.ts';
+import { parseCycleStarts } from '../../src/config.ts';
+import { runLoader } from '../../harness/loader-process.ts';
 import { type GenerationDoc, aliasName } from '../../src/indices/generation.ts';
 import { type ObjectStore, type RetryEvent, createObjectStore } from '../../src/store/object-store.ts';
 import { LoadError } from '../../loader/errors.ts';
@@ -225,8 +225,7 @@ describe('polling a pointer', () => {
 
 describe('npm run load with an s3:// source', () => {
   function load(env: Record<string, string>, ...args: string[]) {
-    const full = { ...process.env, ES_URL: inject('esUrl'), INDEX_PREFIX: cliPrefix, DATA_DIR: path.join(work, 'cli-data'), ...moto.env, ...env };
-    return spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'loader/cli.ts'), ...args], { env: full, encoding: 'utf8', timeout: 120_000 });
+    return runLoader(args, { ES_URL: inject('esUrl'), INDEX_PREFIX: cliPrefix, DATA_DIR: path.join(work, 'cli-data'), ...moto.env, ...env });
   }
 
   it('reads the AWS_* variables: loads with the key, refuses a wrong secret with one line and exit 1', () => {

@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
-import { withNewRows } from '../support/new-rows.ts';
+import { withNewRows } from '../../generator/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { INSTANT_MIN } from '../../src/time/instant.ts';
 import { toEventListQuery } from '../../src/query/timeline.ts';

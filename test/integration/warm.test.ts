@@ -16,7 +16,7 @@ import type { GenerationDoc } from '../../src/indices/generation.ts';
 import { testClient } from '../support/elasticsearch.ts';
 import { cycleOf, cycleOfInstant, inScope } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
-import { withNewRows } from '../support/new-rows.ts';
+import { withNewRows } from '../../generator/new-rows.ts';
 
 let gw: TestGateway;
 let client: Client;

@@ -4,7 +4,8 @@
  * Elasticsearch; the index descriptions are shared by loader and gateway and know neither; the
  * object store client (src/store) is shared too, and the gateway never reaches into loader/.
  * Around the product, arrows run one way: the harness (processes started and read) serves
- * tests, benchmarks and scripts and imports none of them; scripts import no benchmark or test.
+ * tests, benchmarks and scripts and imports none of them; scripts import no benchmark or test,
+ * benchmarks no test.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -92,6 +93,10 @@ describe('layers around the product', () => {
 
   it('scripts/ imports nothing of bench/ or test/: what both use lives in harness/', () => {
     expect(offending('../scripts', (t) => /^\.\.\/(bench|test)\//.test(t))).toEqual([]);
+  });
+
+  it('bench/ imports nothing of test/: fixtures both use live in harness/ or generator/', () => {
+    expect(offending('../bench', (t) => t.startsWith('../test/'))).toEqual([]);
   });
 
   it('the harness imports nothing of scripts/, bench/ or test/, its users', () => {

@@ -3,7 +3,7 @@
  * next-export writer that puts 12 new rows on top of a timeline file, and one that arrives late
  * (older than every row of the file), ids tagged so that each load's new rows are told apart.
  */
-import type { BundleRow } from '../../generator/read-bundle.ts';
+import type { BundleRow } from './read-bundle.ts';
 
 export function withNewRows(tag: string) {
   return async function* (rows: AsyncIterable<BundleRow>): AsyncGenerator<BundleRow> {
