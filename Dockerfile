@@ -15,6 +15,8 @@ ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE} AS pages
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The explorer goes through the typed client (packages/client): its dependencies are installed with it.
+COPY packages/client/package.json packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN node web/build.ts

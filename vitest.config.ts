@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // In this repository the Testcontainers module reads the client's source, not its built dist/.
+  resolve: { alias: { '@registry-gateway/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     // The JSON report is what CI counts (scripts/test-summary.ts), never the console summary.
     reporters: ['default', 'json'],

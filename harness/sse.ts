@@ -1,8 +1,10 @@
 /**
  * A Server-Sent Events reader for tests, benchmarks and the rehearsal: opens a stream with fetch,
- * parses its events (`id:`, `data:`) and comment lines as they arrive, and waits, bounded, for
+ * parses its events (`id:`, `data:`) and comment lines as they arrive — with the typed client's
+ * parser (packages/client/src/sse.ts), the one the client resumes with — and waits, bounded, for
  * what its reader expects.
  */
+import { sseMessages } from '../packages/client/src/sse.ts';
 
 export interface SseEvent {
   /** The `id:` field, if the event had one (an id alone moves the resume point). */
@@ -73,37 +75,21 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     );
     return stream;
   }
-  const body = response.body.pipeThrough(new TextDecoderStream());
+  const body = response.body;
   stream.ended = (async () => {
-    let buffer = '';
     try {
-      for await (const text of body) {
-        buffer += text;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: SseEvent = {};
-          let fields = 0;
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else {
-              const colon = line.indexOf(':');
-              const name = colon === -1 ? line : line.slice(0, colon);
-              const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-              if (name === 'id') event.id = value;
-              else if (name === 'data') event.data = event.data === undefined ? value : `${event.data}\n${value}`;
-              else continue;
-              fields += 1;
-            }
-          }
-          if (fields > 0) events.push(event);
-        }
+      const comment = (text: string) => {
+        comments.push(text.trim());
+        wake();
+      };
+      for await (const message of sseMessages(body, comment)) {
+        events.push({ ...(message.hasId ? { id: message.lastEventId } : {}), ...(message.data === undefined ? {} : { data: message.data }) });
         wake();
       }
     } catch (error) {
       if (!abort.signal.aborted) stream.error = error;
     }
+    wake();
   })();
   return stream;
 }

@@ -1,5 +1,5 @@
 /**
- * The images of the client recipe (examples/testcontainers/registry-gateway.ts) where nothing can
+ * The images of the Testcontainers module (packages/testcontainers) where nothing can
  * be pulled (this project's machines: Podman, no registry), built FROM the local Debian base with
  * the same definitions `npm run compose:check` uses, and under the same tags, so either one's
  * build is the other's layer cache:
@@ -40,7 +40,7 @@ export async function buildNodeBaseImage(): Promise<string> {
   });
 }
 
-/** Elasticsearch for the recipe's `elasticsearch` option: built, not started. */
+/** Elasticsearch for the module's `withElasticsearch`: built, not started. */
 export async function localElasticsearch(cacheDir: string): Promise<GenericContainer> {
   const home = await installDistribution(cacheDir);
   const java = findJava();

@@ -76,8 +76,8 @@ describe('layers', () => {
     expect(offending('.', (t) => t.startsWith('../loader/'))).toEqual([]);
   });
 
-  it('product code (src/, loader/) never imports harness/, scripts/, bench/, test/, generator/ or examples/', () => {
-    const devOnly = (t: string) => /^\.\.\/(harness|scripts|bench|test|generator|examples)\//.test(t);
+  it('product code (src/, loader/) never imports harness/, scripts/, bench/, test/, generator/ or packages/', () => {
+    const devOnly = (t: string) => /^\.\.\/(harness|scripts|bench|test|generator|packages)\//.test(t);
     expect(offending('.', devOnly)).toEqual([]);
     expect(offending('../loader', devOnly)).toEqual([]);
     // The check reads files outside src/ too: the benchmark does import the loader and scripts.
@@ -93,6 +93,13 @@ describe('layers around the product', () => {
 
   it('scripts/ imports nothing of bench/ or test/: what both use lives in harness/', () => {
     expect(offending('../scripts', (t) => /^\.\.\/(bench|test)\//.test(t))).toEqual([]);
+  });
+
+  it('a published package (packages/*) reaches nothing of this repository outside its own folder: the others by their name', () => {
+    for (const name of ['client', 'testcontainers']) {
+      expect(offending(`../packages/${name}/src`, (t) => t.startsWith('../') && !t.startsWith(`../packages/${name}/src/`))).toEqual([]);
+    }
+    expect(importsOf(path.join(SRC, '../packages/testcontainers/src/index.ts'))).toContain('@registry-gateway/client');
   });
 
   it('bench/ imports nothing of test/: fixtures both use live in harness/ or generator/', () => {
@@ -145,7 +152,7 @@ describe('no import circles', () => {
   });
 
   it('nor do the harness, scripts, benchmarks and tests', () => {
-    const found = circles(['src', 'loader', 'generator', 'harness', 'scripts', 'bench', 'test']);
+    const found = circles(['src', 'loader', 'generator', 'harness', 'scripts', 'bench', 'test', 'packages/client/src', 'packages/testcontainers/src']);
     // The fixture's circle is the one the first case plants.
     expect(found.filter((circle) => !circle.startsWith('test/fixtures/import-circle/'))).toEqual([]);
   });

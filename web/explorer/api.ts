@@ -1,20 +1,20 @@
 /**
  * The explorer's only door to the gateway: GET requests to the public `/v1` routes of the same
- * origin, answered in the one envelope `{data, meta, nextCursor?}` or the one error shape.
- * Nothing here knows about pages or components; it does not cache (the gateway's ETags do).
+ * origin through the typed client (packages/client: its waits where the gateway asks, its one
+ * error class), answered in the one envelope `{data, meta, nextCursor?}`. Nothing here knows
+ * about pages or components; it does not cache (the gateway's ETags do).
  */
+import { type Path, RegistryError, type Schemas, createRegistryClient } from '../../packages/client/src/index.ts';
 
-/** `meta` of an answer; the counts are present on gateways with the query-power features. */
-export interface Meta {
-  registry: string;
-  apiVersion: string;
-  count?: number;
-  countIsExact?: boolean;
-  groupsCount?: number;
-  /** Timelines: the instant the generation read was first live (a stream's `since_indexed` resumes from it). */
-  indexedThrough?: string | null;
-}
+export { RegistryError };
 
+/** The gateway that served this page. */
+const registry = createRegistryClient({ baseUrl: '' });
+
+/** `meta` of an answer; a list's fields (counts, groups, `indexedThrough`) where it is a list's. */
+export type Meta = Schemas['Meta'] & Partial<Omit<Schemas['ListMeta'], keyof Schemas['Meta']>>;
+
+/** The one envelope: the row types vary by route, so `data` is the caller's. */
 export interface Envelope<T> {
   data: T;
   meta: Meta;
@@ -22,30 +22,13 @@ export interface Envelope<T> {
 }
 
 /** One `group_by` group: `key` null is the rows with no value. */
-export interface Group {
-  key: string | number | boolean | null;
-  label?: string | null;
-  count: number;
-}
+export type Group = Schemas['Group'];
 
 /** A row as the API returns it: open records, fields vary by route. */
 export type Row = Record<string, any>;
 
 /** Query parameters; empty and undefined values are left out (the API treats empty as absent). */
 export type Params = Record<string, string | number | undefined | null>;
-
-/** An error answer of the gateway (or a network failure, status 0). */
-export class ApiFailure extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly parameter: string | undefined;
-  constructor(status: number, code: string, message: string, parameter?: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.parameter = parameter;
-  }
-}
 
 /** `/v1/...?a=b` with the empty parameters dropped, in the order given. */
 export function apiUrl(path: string, params: Params = {}): string {
@@ -61,21 +44,15 @@ export function apiUrl(path: string, params: Params = {}): string {
 /** Path segment of an id (ids hold `:` and other characters that must be escaped). */
 export const seg = (id: string) => encodeURIComponent(id);
 
-/** GETs a `/v1` route and returns its envelope, or throws an `ApiFailure`. */
+/** The parameters the API reads: empty ones left out, in the order given. */
+function present(params: Params): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== null && entry[1] !== ''));
+}
+
+/** GETs a `/v1` route and returns its envelope, or throws a `RegistryError`. */
 export async function getJson<T = Row[]>(path: string, params: Params = {}, signal?: AbortSignal): Promise<Envelope<T>> {
-  let response: Response;
-  try {
-    response = await fetch(apiUrl(path, params), { headers: { Accept: 'application/json' }, signal });
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiFailure(0, 'network', 'The gateway could not be reached.');
-  }
-  const body = (await response.json().catch(() => undefined)) as (Envelope<T> & { error?: { code: string; message: string; details?: { parameter?: string } } }) | undefined;
-  if (!response.ok || body === undefined || body.error) {
-    const error = body?.error;
-    throw new ApiFailure(response.status, error?.code ?? 'http', error?.message ?? `HTTP ${response.status}`, error?.details?.parameter);
-  }
-  return body;
+  // Paths here are built at run time (ids in them), so no typed route is named: the caller says what comes back.
+  return (await registry.get(path as Path, { query: present(params), signal } as never)) as Envelope<T>;
 }
 
 /** Every row of a list, following `nextCursor` (at most `maxRows`, for bounded sections). */
@@ -97,7 +74,7 @@ export async function getGroups(path: string, params: Params, field: string, sig
   try {
     return await getJson<Group[]>(path, { ...params, group_by: field, include_unknown: unknown, cursor: undefined, sort: undefined }, signal);
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 400) return undefined;
+    if (error instanceof RegistryError && error.status === 400) return undefined;
     throw error;
   }
 }
@@ -112,7 +89,7 @@ export type Facets = Record<string, Envelope<Group[]>>;
 export async function getFacets(path: string, params: Params, fields: string[], signal?: AbortSignal): Promise<Facets> {
   type Answer = Record<string, Group[]>;
   const answer = await getJson<Answer>(path, { ...params, group_by: fields.join(','), include_unknown: 'true', cursor: undefined, sort: undefined }, signal);
-  const counts = (answer.meta as Meta & { facets?: Record<string, { count: number; groupsCount: number }> }).facets ?? {};
+  const counts = answer.meta.facets ?? {};
   return Object.fromEntries(fields.map((field) => [field, { data: answer.data[field] ?? [], meta: { ...answer.meta, count: counts[field]?.count, groupsCount: counts[field]?.groupsCount } }]));
 }
 
@@ -125,7 +102,7 @@ let artefacts: Promise<Row[]> | undefined;
  */
 export function allArtefacts(): Promise<Row[]> {
   artefacts ??= fetch('/v1/exports/source_artefacts.jsonl').then(async (response) => {
-    if (!response.ok) throw new ApiFailure(response.status, 'http', `The artefacts export answered HTTP ${response.status}.`);
+    if (!response.ok) throw new RegistryError(response.status, 'http', `The artefacts export answered HTTP ${response.status}.`);
     return (await response.text())
       .split('\n')
       .filter((line) => line.trim() !== '')

@@ -4,7 +4,7 @@
  * API error as the gateway worded it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure } from '../api.ts';
+import { RegistryError } from '../api.ts';
 
 export type AsyncState<T> = { status: 'loading' } | { status: 'done'; value: T } | { status: 'failed'; error: Error };
 
@@ -26,7 +26,7 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unk
 }
 
 export function Failure({ error }: { error: Error }) {
-  const status = error instanceof ApiFailure && error.status ? ` (${error.status} ${error.code})` : '';
+  const status = error instanceof RegistryError && error.status ? ` (${error.status} ${error.code})` : '';
   return (
     <p class="failure" role="alert">
       {error.message}

@@ -3,7 +3,7 @@
  * from), freshness of every ingest, source gaps by severity and chain coverage. Degraded states
  * are red or amber, always with a word (colour is never the only signal).
  */
-import { ApiFailure, getJson, type Row } from '../api.ts';
+import { RegistryError, getJson, type Row } from '../api.ts';
 import { Failure, Loading, useAsync } from '../components/async.tsx';
 import { type Column, RowsTable } from '../components/rows-table.tsx';
 
@@ -19,7 +19,7 @@ async function load(signal: AbortSignal): Promise<Status> {
   const ready = await fetch('/v1/ready', { headers: { Accept: 'application/json' }, signal }).then(async (response) => {
     const body = (await response.json().catch(() => undefined)) as { data?: Row; error?: { message: string } } | undefined;
     if (body?.data) return body.data;
-    throw new ApiFailure(response.status, 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);
+    throw new RegistryError(response.status, 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);
   });
   const [freshness, gaps, coverage] = await Promise.all([
     settle(getJson<Row[]>('/v1/ops/freshness', {}, signal)),
