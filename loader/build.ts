@@ -3,7 +3,6 @@
  * it — on the parse pool's workers when the load has them and the description reads no other
  * index per batch (`prepare`), else on the loader's thread.
  */
-import { diffIndices } from './changes.ts';
 import { createIndex } from './generations.ts';
 import { loadFile } from './load-file.ts';
 import { previousIndex } from './previous-index.ts';
@@ -12,17 +11,16 @@ import { readOnThread } from './read-on-thread.ts';
 import type { FileWay } from './write-way.ts';
 
 export const build: FileWay = async (job) => {
-  const { client, index, plan, file, description, pool, indexedAt, signal } = job;
+  const { client, index, plan, file, description, pool, indexedAt, flushBytes, signal } = job;
   await createIndex(client, index, description.mapping, plan.shards);
   // Rows seen before keep their first-seen instant, read from the live index of the same name.
   const previous = plan.previous && description.firstSeen ? previousIndex(client, plan.previous) : undefined;
   const lineIndex = await job.lineIndex();
-  const flushBytes = job.flushBytes!;
   const onPool = pool !== undefined && description.prepare === undefined ? pool : undefined;
   const loaded = await loadFile({ ...job, previous, lineIndex }, (rows, stream) =>
     onPool
       ? readOnPool(rows, stream, { pool: onPool, file, description, previous, indexedAt, flushBytes, lineIndex, signal })
-      : readOnThread(rows, stream, { file, shapeChecked: description.requiredFields.length > 0, lineIndex, signal }),
+      : readOnThread(rows, stream, { file, lineIndex, signal }),
   );
-  return { result: loaded, changes: (before) => diffIndices(client, before, index) };
+  return { result: loaded };
 };

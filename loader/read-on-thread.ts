@@ -17,8 +17,6 @@ const NO_DIGEST = Buffer.alloc(0);
 
 export interface ThreadReading {
   file: { path: string };
-  /** The description requires fields: a blank line is then one to report, not to skip (read-lines.ts). */
-  shapeChecked: boolean;
   lineIndex?: LineIndexWriter;
   /**
    * An update of a clone of `previous`: lines it holds byte for byte are neither parsed nor sent
@@ -30,7 +28,7 @@ export interface ThreadReading {
 }
 
 export function readOnThread(rows: RowItems, stream: ChunkStream, reading: ThreadReading): ItemSource {
-  const { file, shapeChecked, lineIndex, lookup, signal } = reading;
+  const { file, lineIndex, lookup, signal } = reading;
   let lineCount = 0;
   let blankLines = 0;
 
@@ -43,7 +41,7 @@ export function readOnThread(rows: RowItems, stream: ChunkStream, reading: Threa
     for (const chunk of chunks) {
       const cutter = lineIndex ? new BlockCutter(chunk.bytes) : undefined;
       if (cutter) cutters.push(cutter);
-      for (const line of rowLinesOf(chunk, file.path, shapeChecked)) raw.push({ ...line, digest: line.blank ? NO_DIGEST : lineDigest(line.bytes), cutter });
+      for (const line of rowLinesOf(chunk, file.path, rows.shapeChecked)) raw.push({ ...line, digest: line.blank ? NO_DIGEST : lineDigest(line.bytes), cutter });
     }
     const lines = raw.filter((l) => !l.blank);
     lineCount += lines.length;

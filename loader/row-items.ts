@@ -43,6 +43,8 @@ export class RowItems {
   readonly waits: boolean;
   readonly versionBase: number;
   readonly carries: boolean;
+  /** The description requires fields: a blank line is then one to report, not to skip (read-lines.ts). */
+  readonly shapeChecked: boolean;
 
   readonly #options: RowItemsOptions;
 
@@ -52,6 +54,7 @@ export class RowItems {
     this.carries = description.firstSeen === true;
     this.waits = description.prepare !== undefined || (this.carries && previous !== undefined);
     this.versionBase = sequence * 2 ** 32;
+    this.shapeChecked = description.requiredFields.length > 0;
   }
 
   /** A line's row and document (a LoadError naming `file:line` when it cannot be one). */

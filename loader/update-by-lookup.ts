@@ -7,7 +7,6 @@
  * order, under a point in time) finds and deletes those the file lacks.
  */
 import type { Client } from '@elastic/elasticsearch';
-import { diffIndices } from './changes.ts';
 import { scanDocuments } from './documents.ts';
 import { LoadError } from './errors.ts';
 import { cloneIndex } from './generations.ts';
@@ -33,17 +32,17 @@ async function sweep(client: Client, index: string, keep: (id: string) => boolea
 }
 
 export const updateByLookup: FileWay = async (job) => {
-  const { client, index, plan, file, description, signal } = job;
+  const { client, index, plan, file, signal } = job;
   await cloneIndex(client, plan.from!, index);
   const previous = previousIndex(client, plan.from!);
   const ids = new IdSet(file.rowCount);
   const lineIndex = await job.lineIndex();
   const loaded = await loadFile({ ...job, previous, lineIndex }, (rows, stream) =>
-    readOnThread(rows, stream, { file, shapeChecked: description.requiredFields.length > 0, lineIndex, lookup: { previous, ids }, signal }),
+    readOnThread(rows, stream, { file, lineIndex, lookup: { previous, ids }, signal }),
   );
   const distinct = ids.seal();
   await client.indices.refresh({ index });
   const held = (await client.count({ index })).count;
   const removed = held > distinct ? await sweep(client, index, (id) => ids.has(id)) : 0;
-  return { result: { ...loaded, ids, removed, documents: distinct }, changes: (before) => diffIndices(client, before, index) };
+  return { result: { ...loaded, ids, removed, documents: distinct } };
 };

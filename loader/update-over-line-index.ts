@@ -24,11 +24,11 @@ import type { FileWay, LiveLineIndex, Match } from './write-way.ts';
 const REMOVE_BATCH = 1000;
 
 /** The file's lines merged against `old`: the items of the lines it does not hold, and once drained, the match. */
-function readAgainst(rows: RowItems, stream: ChunkStream, old: LiveLineIndex, reading: { file: { path: string; rowCount: number }; shapeChecked: boolean; lineIndex: LineIndexWriter; signal?: AbortSignal }): ItemSource & { match(): Match } {
-  const { file, shapeChecked, lineIndex, signal } = reading;
+function readAgainst(rows: RowItems, stream: ChunkStream, old: LiveLineIndex, reading: { file: { path: string; rowCount: number }; lineIndex: LineIndexWriter; signal?: AbortSignal }): ItemSource & { match(): Match } {
+  const { file, lineIndex, signal } = reading;
   let waiting: Waiting[] = [];
   const matcher = new LineMatcher(old, lineIndex, file.path, (found) => {
-    if (blankRow(found, file.path, shapeChecked)) return undefined;
+    if (blankRow(found, file.path, rows.shapeChecked)) return undefined;
     const { text, bytes, line, digest } = found;
     const built = rows.parse(text, line);
     waiting.push({ ...built, bytes, line, hash: rowHashText(digest) });
@@ -85,12 +85,12 @@ async function removeLines(client: Client, index: string, lineHashes: readonly U
 }
 
 export const updateOverLineIndex: FileWay = async (job) => {
-  const { client, index, plan, file, description, against, signal } = job;
+  const { client, index, plan, file, against, signal } = job;
   await cloneIndex(client, plan.from!, index);
   const lineIndex = await job.lineIndex();
   let read: ReturnType<typeof readAgainst> | undefined;
   const loaded = await loadFile({ ...job, previous: previousIndex(client, plan.from!), lineIndex }, (rows, stream) => {
-    read = readAgainst(rows, stream, against!, { file, shapeChecked: description.requiredFields.length > 0, lineIndex, signal });
+    read = readAgainst(rows, stream, against!, { file, lineIndex, signal });
     return read;
   });
   const match = read!.match();

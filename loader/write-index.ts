@@ -67,7 +67,7 @@ export async function writeIndex(job: IndexJob): Promise<Written> {
   const result: IndexResult = { ...written.result, name: plan.name, action, ...extra, startedAt: job.startedAt };
   const how = action === 'update' ? `updated: ${result.written} written, ${result.removed} removed${result.match ? `, ${result.match.unchanged} unchanged (${result.match.blockLines} in whole blocks)` : ''}` : 'built';
   bar.done(`  ${file.path}: ${result.rows} rows in ${result.seconds!.toFixed(1)} s (${how})`);
-  return { result, changes: written.changes };
+  return { result, changes: written.changes ?? scanned.changes };
 }
 
 /** A derived index, from its source index of this load once that one is loaded and refreshed. */

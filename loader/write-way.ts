@@ -76,4 +76,5 @@ export interface FileWayJob extends Omit<IndexJob, 'file' | 'progress'> {
   against?: LiveLineIndex;
 }
 
-export type FileWay = (job: FileWayJob) => Promise<{ result: Omit<IndexResult, 'name' | 'action'>; changes: Written['changes'] }>;
+/** A way that reads the file; one that knows the rows that left and changed answers `changes`, else the live index is scanned against the new one. */
+export type FileWay = (job: FileWayJob) => Promise<{ result: Omit<IndexResult, 'name' | 'action'>; changes?: Written['changes'] }>;

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
-import { composeGateway } from '../src/compose.ts';
+import { composed } from '../harness/composed.ts';
 import { withConfigTable, withGeneratedRegion } from '../src/config/table.ts';
 import { costTable } from '../src/limits/request-cost.ts';
 import { routesByCost } from '../src/routes/operation.ts';
@@ -23,8 +23,8 @@ function rewrite(name: string, make: (text: string) => string, what: string): vo
 }
 
 rewrite('README.md', withConfigTable, 'the configuration table');
-// The router as production composes it; nothing is read, so no Elasticsearch needs to listen.
+// The router as production composes it (harness/composed.ts): no Elasticsearch needs to listen.
 const config = loadConfig({ LOG_LEVEL: 'silent' });
-const { router } = await composeGateway(config, 'http://127.0.0.1:9');
+const { router } = await composed();
 rewrite('docs/operations.md', (text) => withGeneratedRegion(text, 'costs', costTable(routesByCost(router), config.exportConcurrency!)), 'the table of what each request costs');
 process.exit(0);

@@ -4,7 +4,7 @@
  * without Elasticsearch: registering routes reads no index.
  */
 import { templatePath } from '../../src/routes/operation.ts';
-import { composed } from '../support/composed.ts';
+import { composed } from '../../harness/composed.ts';
 
 export async function routeTemplates(): Promise<string[]> {
   const gateway = await composed({ RATE_LIMIT: 'off' });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Gateway } from '../../src/compose.ts';
 import { WEB_DIST } from '../../src/http/static.ts';
-import { composed } from '../support/composed.ts';
+import { composed } from '../../harness/composed.ts';
 
 // The run's Elasticsearch with a prefix nothing was loaded under: no live generation, and the
 // pages do not need one.

@@ -12,7 +12,7 @@ import { configTable, generatedRegion } from '../../src/config/table.ts';
 import { COSTS, POINTS_IN_WORDS, costTable, requestCost } from '../../src/limits/request-cost.ts';
 import { openApiDocument } from '../../src/routes/openapi.ts';
 import { routesByCost } from '../../src/routes/operation.ts';
-import { composed } from '../support/composed.ts';
+import { composed } from '../../harness/composed.ts';
 
 let gateway: Gateway;
 beforeAll(async () => void (gateway = await composed()));

@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/compose.ts';
 import { advertisedRoutes } from '../../src/routes/service.ts';
-import { composed } from '../support/composed.ts';
+import { composed } from '../../harness/composed.ts';
 
 type Json = Record<string, any>;
 

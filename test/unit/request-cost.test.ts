@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { COSTS, refusedWhenSaturated, requestCost } from '../../src/limits/request-cost.ts';
 import { costOf, operationOf, routeCost } from '../../src/routes/operation.ts';
-import { composed } from '../support/composed.ts';
+import { composed } from '../../harness/composed.ts';
 
 // Routes are only registered: nothing here reaches Elasticsearch (nothing listens on port 9).
 const { router } = await composed();

@@ -32,12 +32,7 @@ export type Params = Record<string, string | number | undefined | null>;
 
 /** `/v1/...?a=b` with the empty parameters dropped, in the order given. */
 export function apiUrl(path: string, params: Params = {}): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined || value === null || value === '') continue;
-    search.set(name, String(value));
-  }
-  const text = search.toString();
+  const text = new URLSearchParams(Object.entries(present(params)).map(([name, value]) => [name, String(value)])).toString();
   return text ? `${path}?${text}` : path;
 }
 

@@ -84,9 +84,7 @@ export class RegistryClient {
   /** A route's answer; any other answer throws its RegistryError. */
   async get<P extends Path>(path: P, ...[request]: RequestArg<P>): Promise<Answer<P>> {
     const { signal, ...params } = (request ?? {}) as RequestOf<P>;
-    const { data, error, response } = await this.#send(path, { params, signal });
-    if (error !== undefined || !response.ok) throw RegistryError.from(response, error);
-    return data as Answer<P>;
+    return (await this.#send(path, { params, signal })) as Answer<P>;
   }
 
   /** One page of a list (the first, or the one `query.cursor` names). */
@@ -135,11 +133,10 @@ export class RegistryClient {
       const headers: Record<string, string> = { Accept: 'text/event-stream', ...(last === undefined ? {} : { 'Last-Event-ID': last }) };
       let body: ReadableStream<Uint8Array> | undefined;
       try {
-        const { data, error, response } = await this.#send(path, { params, signal, headers, parseAs: 'stream' });
-        if (!response.ok) throw RegistryError.from(response, error ?? (await response.json().catch(() => undefined)));
-        body = data as ReadableStream<Uint8Array>;
+        body = (await this.#send(path, { params, signal, headers, parseAs: 'stream' })) as ReadableStream<Uint8Array>;
       } catch (error) {
-        if (error instanceof RegistryError && error.status !== 0) throw error;
+        // No answer at all: asked again after the wait, as a dropped stream is.
+        if (!(error instanceof RegistryError) || error.status !== 0) throw error;
       }
       if (body) {
         try {
@@ -156,14 +153,20 @@ export class RegistryClient {
     }
   }
 
-  /** One GET through openapi-fetch; no answer at all throws a RegistryError of status 0 (an abort stays the AbortError). */
-  async #send(path: Path, init: { params?: unknown; signal?: AbortSignal; headers?: Record<string, string>; parseAs?: 'stream' }) {
+  /**
+   * One GET through openapi-fetch: the answer's body, parsed (or its stream). An error answer
+   * throws its RegistryError, no answer at all one of status 0; an abort stays the AbortError.
+   */
+  async #send(path: Path, init: { params?: unknown; signal?: AbortSignal; headers?: Record<string, string>; parseAs?: 'stream' }): Promise<unknown> {
+    let answer: { data?: unknown; error?: unknown; response: Response };
     try {
-      return await (this.api.GET as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, init);
+      answer = await (this.api.GET as (path: string, init: object) => Promise<typeof answer>)(path, init);
     } catch (error) {
       if (init.signal?.aborted) throw error;
       throw RegistryError.network(error);
     }
+    if (answer.error !== undefined || !answer.response.ok) throw RegistryError.from(answer.response, answer.error);
+    return answer.data;
   }
 }
 
