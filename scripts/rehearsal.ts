@@ -82,6 +82,12 @@ const config = loadConfig();
 // A fresh clone has no cache folder yet.
 await mkdir(config.cacheDir, { recursive: true });
 const work = await mkdtemp(path.join(config.cacheDir, 'rehearsal-'));
+/** What a run leaves behind for a look afterwards: its history and its gateways' logs. */
+const records = path.join(config.cacheDir, 'rehearsal');
+await mkdir(records, { recursive: true });
+/** Each gateway's log (its warnings: why it answered an error), kept beside the run's history, across restarts. */
+const gatewayLog = (i: number) => path.join(records, `${seed}-gateway-${i}.log`);
+await Promise.all([0, 1].map((i) => rm(gatewayLog(i), { force: true })));
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
 // A rejection nobody awaited (a bug of the run's own clients) ends the run as a failure, and
@@ -252,7 +258,7 @@ function gatewayEnvOf(i: number): Record<string, string> {
   return own;
 }
 async function startGateway(i: number): Promise<void> {
-  gateways[i] = await spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), gatewayEnvOf(i));
+  gateways[i] = await spawnListener(path.join(PROJECT_ROOT, 'src', 'server.ts'), gatewayEnvOf(i), gatewayLog(i));
 }
 await Promise.all([startGateway(0), startGateway(1)]);
 cleanups.push(async () => Promise.all(gateways.map((g) => g?.stop())));
@@ -662,8 +668,7 @@ try {
   }
   const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND }, budget: { client: 'greedy', ...BUDGET } };
   // The history first: a checker that fails or is slow never costs the run's record.
-  await mkdir(path.join(config.cacheDir, 'rehearsal'), { recursive: true });
-  const file = path.join(config.cacheDir, 'rehearsal', `${seed}.json`);
+  const file = path.join(records, `${seed}.json`);
   await writeFile(file, JSON.stringify({ seed, minutes, scale, history }, null, 1));
   log(`history (${history.length} entries) in ${file}; checking`);
   const violations = check(history, expected);
@@ -687,6 +692,7 @@ try {
     ...(sabotage && { sabotage: { kind: sabotage, planted: plantedAt(), caughtAs: CAUGHT_AS[sabotage] } }),
     violations,
     history: file,
+    gatewayLogs: [0, 1].map(gatewayLog),
   };
   console.log(JSON.stringify(summary, null, 2));
   if (violations.length) {
