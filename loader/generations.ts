@@ -22,13 +22,29 @@ import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex,
 const LOADING_REFRESH = '10s';
 const LOADING = { number_of_replicas: 0, refresh_interval: LOADING_REFRESH, 'translog.durability': 'async', 'merge.scheduler.auto_throttle': false } as const;
 
+/**
+ * Runs a create (or clone) of an index of this load's own generation, whose name no one else
+ * uses: an index of that name was made by this very call, whose answer was lost and which the
+ * client sent again (a node dying mid-request), so "already exists" is success.
+ */
+async function createOnce(client: Client, index: string, create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (error) {
+    if ((error as { body?: { error?: { type?: string } } }).body?.error?.type !== 'resource_already_exists_exception') throw error;
+    await client.cluster.health({ index, wait_for_active_shards: 1, timeout: '60s' });
+  }
+}
+
 /** Creates an empty index tuned for bulk loading. */
 export async function createIndex(client: Client, index: string, mapping: MappingFile, shards = 1): Promise<void> {
-  await client.indices.create({
-    index,
-    settings: { ...mapping.settings, number_of_shards: shards, ...LOADING },
-    mappings: mapping.mappings as never,
-  });
+  await createOnce(client, index, () =>
+    client.indices.create({
+      index,
+      settings: { ...mapping.settings, number_of_shards: shards, ...LOADING },
+      mappings: mapping.mappings as never,
+    }),
+  );
 }
 
 /**
@@ -36,13 +52,13 @@ export async function createIndex(client: Client, index: string, mapping: Mappin
  * segments, so the copy costs seconds whatever its size, and is then loaded like a new index.
  */
 export async function cloneIndex(client: Client, from: string, to: string): Promise<void> {
-  await client.indices.clone({ index: from, target: to, settings: { ...LOADING, 'index.blocks.write': null } as never, wait_for_active_shards: 1 });
+  await createOnce(client, to, () => client.indices.clone({ index: from, target: to, settings: { ...LOADING, 'index.blocks.write': null } as never, wait_for_active_shards: 1 }));
 }
 
 /** The meta index of a generation, made for its one document. */
 export async function createMetaIndex(client: Client, prefix: string, generation: string): Promise<string> {
   const index = indexName(prefix, META_INDEX, generation);
-  await client.indices.create({ index, settings: META_MAPPING.settings, mappings: META_MAPPING.mappings as never });
+  await createOnce(client, index, () => client.indices.create({ index, settings: META_MAPPING.settings, mappings: META_MAPPING.mappings as never }));
   return index;
 }
 

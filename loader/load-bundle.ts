@@ -19,6 +19,7 @@
  * as the plan's log line says, and writes a line index for the next time.
  */
 import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@elastic/elasticsearch';
 import { type CycleStart, DEFAULT_ES_REPLICAS, DEFAULT_KEEP_GENERATIONS, DEFAULT_MIN_SHARDS, DEFAULT_SHARD_TARGET_BYTES, DEFAULT_TOMBSTONE_DAYS } from '../src/config.ts';
 import { INDICES, OPS_DOCUMENTS, indexSchema } from '../src/indices/all.ts';
@@ -454,6 +455,25 @@ async function readDocuments(run: LoadRun): Promise<{ catalog: Record<string, un
   return { catalog, ops };
 }
 
+/** How often an index's count is asked before a wrong one is believed, and how long apart. */
+export const COUNT_ASKS = 5;
+export const COUNT_ASK_APART_MS = 1000;
+
+/**
+ * The documents of `index`, asked again (up to COUNT_ASKS times) while `right` says no: each ask
+ * under a preference of its own, so another copy may answer it. A copy on a node cut off from
+ * the master serves its reads from before the partition until it notices (seconds).
+ */
+async function countUntil(client: Client, index: string, right: (documents: number) => boolean): Promise<number> {
+  let documents = 0;
+  for (let ask = 1; ask <= COUNT_ASKS; ask++) {
+    documents = (await client.count({ index, preference: `check-${ask}` })).count;
+    if (right(documents) || ask === COUNT_ASKS) break;
+    await sleep(COUNT_ASK_APART_MS);
+  }
+  return documents;
+}
+
 /**
  * Readies the indices for search (replicas, refresh) and proves each holds one document per
  * distinct id: every row was acknowledged (load-file checks it) and a repeated id replaces its
@@ -472,10 +492,12 @@ async function checkIndices(run: LoadRun, results: IndexResult[]): Promise<Recor
       counts[result.name] = result.documents ?? 0;
       continue;
     }
-    const documents = (await client.count({ index: result.index })).count;
     const rows = result.rows ?? 0;
-    const wrong = result.action === 'update' ? documents !== result.documents : documents > rows || (rows > 0 && documents === 0);
-    if (wrong) throw new LoadError(`${result.index} holds ${documents} documents for ${rows} rows`);
+    const wrong = (documents: number) => (result.action === 'update' ? documents !== result.documents : documents > rows || (rows > 0 && documents === 0));
+    const documents = await countUntil(client, result.index, (n) => !wrong(n));
+    // Every row was acknowledged: a count that disagrees is the cluster's, not the bundle's (a
+    // copy cut off by a partition answers from before the writes), so the next check tries again.
+    if (wrong(documents)) throw new LoadError(`${result.index} holds ${documents} documents for ${rows} rows`, { transient: true });
     result.documents = documents;
     counts[result.name] = documents;
   }
