@@ -92,7 +92,7 @@ export async function benchStream(options: { client: Client; esUrl: string; conf
       let want: string[] = [];
       for (let waited = 0; waited < 120_000; waited += 50) {
         opened.forEach((s, i) => {
-          if (!arrivals.has(s) && s.events.slice(before[i]).some((e) => e.data !== undefined)) arrivals.set(s, performance.now());
+          if (!arrivals.has(s) && s.events.slice(before[i]).some((e) => e.data !== undefined && e.event === undefined)) arrivals.set(s, performance.now());
         });
         if (first === undefined && arrivals.size > 0) first = Math.min(...arrivals.values());
         if (want.length === 0 && first !== undefined) want = await expected();

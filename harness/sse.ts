@@ -11,6 +11,8 @@ export interface SseEvent {
   id?: string;
   /** The `data:` field, if any. */
   data?: string;
+  /** The `event:` field, if any (`bundle`: the rows after it come from another bundle; not a row). */
+  event?: string;
 }
 
 export interface SseStream {
@@ -19,7 +21,7 @@ export interface SseStream {
   /** Every event received, in order (ids alone included). */
   events: SseEvent[];
   comments: string[];
-  /** The rows received: each event with data, parsed. */
+  /** The rows received: each unnamed event with data, parsed. */
   rows(): any[];
   /** The last id received, as EventSource would resume with it. */
   lastId(): string | undefined;
@@ -46,7 +48,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     headers: response.headers,
     events,
     comments,
-    rows: () => events.filter((e) => e.data !== undefined).map((e) => JSON.parse(e.data!)),
+    rows: () => events.filter((e) => e.data !== undefined && e.event === undefined).map((e) => JSON.parse(e.data!)),
     lastId: () => events.findLast((e) => e.id !== undefined)?.id,
     ended: Promise.resolve(),
     async until(test, what, ms = 30_000) {
@@ -83,7 +85,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
         wake();
       };
       for await (const message of sseMessages(body, comment)) {
-        events.push({ ...(message.hasId ? { id: message.lastEventId } : {}), ...(message.data === undefined ? {} : { data: message.data }) });
+        events.push({ ...(message.hasId ? { id: message.lastEventId } : {}), ...(message.data === undefined ? {} : { data: message.data }), ...(message.event === undefined ? {} : { event: message.event }) });
         wake();
       }
     } catch (error) {

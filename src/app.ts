@@ -26,6 +26,7 @@ import { serviceRoutes } from './routes/service.ts';
 import { streamRoutes } from './routes/stream.ts';
 import { ApiError } from './errors.ts';
 import { caching } from './http/middleware/caching.ts';
+import { bundleHeaders } from './http/middleware/bundle-headers.ts';
 import { cors } from './http/middleware/cors.ts';
 import { errorHandler } from './http/middleware/errors.ts';
 import { observeRequests } from './http/middleware/observe.ts';
@@ -72,6 +73,7 @@ export function createApp(deps: RouteDeps, limits: AppLimits, router: AppRouter)
   app.use(requestPath());
   app.use(rateLimit({ limits: limits.limits, rules: deps.rules, costOf: limits.costOf }));
   app.use(caching());
+  app.use(bundleHeaders());
   if (limits.responseCache) {
     const responses = { cache: limits.responseCache, live: async () => (await deps.search.live())?.generation };
     app.use(async (ctx, next) => {

@@ -1,9 +1,31 @@
 /** The response envelope every JSON route shares: `{data, meta, nextCursor?}` and `{error, meta}`. */
 import type { ApiError } from '../errors.ts';
+import type { GenerationDoc } from '../indices/generation.ts';
 
 export interface Meta {
   registry: string;
   apiVersion: 'v1';
+  /** The bundle the answer was computed from (absent where nothing was read: health, errors before a read). */
+  bundleId?: string;
+  /** That bundle's `generatedAt` (its manifest's), or null where the manifest said none. */
+  bundleGeneratedAt?: string | null;
+}
+
+/** The bundle an answer was read from, as `meta` and the Registry-Bundle-* headers name it. */
+export interface BundleStamp {
+  bundleId: string;
+  generatedAt: string | null;
+}
+
+export const bundleOf = (generation: Pick<GenerationDoc, 'bundleId' | 'generatedAt'>): BundleStamp => ({ bundleId: generation.bundleId, generatedAt: generation.generatedAt ?? null });
+
+/** The headers that name it on every answer read from a generation, where `meta` cannot (CSV, NDJSON, files, event streams). */
+export const BUNDLE_ID_HEADER = 'Registry-Bundle-Id';
+export const BUNDLE_GENERATED_AT_HEADER = 'Registry-Bundle-Generated-At';
+
+/** `meta` of an answer read from `bundle`: the service's, then the bundle's. */
+export function stampedMeta(meta: Meta, bundle: BundleStamp | undefined): Meta {
+  return bundle ? { ...meta, bundleId: bundle.bundleId, bundleGeneratedAt: bundle.generatedAt } : meta;
 }
 
 export function createMeta(registry: string): Meta {

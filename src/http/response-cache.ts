@@ -26,6 +26,7 @@ import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { Context } from 'koa';
 import { LRUCache } from 'lru-cache';
 import { routePattern, setRoutePattern } from './route-pattern.ts';
+import type { BundleStamp } from './envelope.ts';
 
 /** Encodings a kept answer is stored in, in the order of preference koa-compress uses (zstd aside). */
 const ENCODINGS = ['br', 'gzip', 'deflate', 'identity'] as const;
@@ -42,11 +43,12 @@ const COMPRESS: Record<Exclude<Encoding, 'identity'>, (body: Buffer) => Promise<
   deflate: (body) => promisify(deflate)(body),
 };
 
-/** What a request answered, before encoding, and the generation it read (its ETag's). */
+/** What a request answered, before encoding, and the generation it read (its ETag's) and that generation's bundle (its headers). */
 export interface Answer {
   body: Buffer;
   type: string;
   generation: string | undefined;
+  bundle: BundleStamp | undefined;
 }
 
 interface Entry extends Answer {
@@ -109,7 +111,7 @@ function bytesOf(body: unknown): Buffer | undefined {
 function answerOf(ctx: Context): Answer | undefined {
   if (ctx.status !== 200) return undefined;
   const body = bytesOf(ctx.body);
-  return body && { body, type: ctx.response.get('Content-Type') || 'application/json; charset=utf-8', generation: ctx.state.generation };
+  return body && { body, type: ctx.response.get('Content-Type') || 'application/json; charset=utf-8', generation: ctx.state.generation, bundle: ctx.state.bundle };
 }
 
 export function createResponseCache(maxBytes: number): ResponseCache {
@@ -142,6 +144,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
     if (entry.encoding !== 'identity') ctx.set('Content-Encoding', entry.encoding);
     ctx.body = entry.body;
     ctx.state.generation = entry.generation;
+    ctx.state.bundle = entry.bundle;
     // Already encoded: the compression middleware must leave it alone.
     ctx.compress = false;
   }

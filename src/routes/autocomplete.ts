@@ -11,7 +11,7 @@ import { SCORED_FILTER, SUGGESTERS, SUGGEST_FILTER, SUGGESTIONS, TYPOS_FILTER, U
 import { ENVIRONMENT, Q, TYPE } from '../query/route-parameters.ts';
 import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { Reader } from '../search/search-service.ts';
-import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import type { JsonSchema } from './records.ts';
 import { generationMemo } from '../search/generation-memo.ts';
@@ -76,7 +76,7 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/autocomplete', operation, async (ctx, params) => {
     // An empty box suggests nothing (not an error: it is where every typing starts).
     if (params.q === undefined) {
-      ctx.body = toEnvelope([], deps.meta);
+      ctx.body = toEnvelope([], metaOf(ctx, deps));
       return;
     }
     const reader = await requestReader(ctx, deps.search);
@@ -101,6 +101,6 @@ export function autocompleteRoutes(router: AppRouter, deps: RouteDeps): void {
       for (const option of inRank(typos.suggest?.[SUGGESTERS.typos])) add(option._source?.row);
       for (const hit of scored.hits?.hits ?? []) add(hit._source?.row);
     }
-    ctx.body = toEnvelope([...rows.values()].map(suggestionOf), deps.meta);
+    ctx.body = toEnvelope([...rows.values()].map(suggestionOf), metaOf(ctx, deps));
   });
 }

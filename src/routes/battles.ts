@@ -28,7 +28,7 @@ import {
 import { FORMAT, GAP, INVOLVED, LIST, SINCE, SYSTEM, UNTIL, boundSort, listParams, sortParameter } from '../query/route-parameters.ts';
 import { selectParameter } from '../query/select.ts';
 import type { Reader } from '../search/search-service.ts';
-import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { sendList } from './list.ts';
 import { list, one, route } from './operation.ts';
 import { fieldsOf, ref } from './records.ts';
@@ -102,7 +102,7 @@ export function battleRoutes(router: AppRouter, deps: RouteDeps): void {
     const href = `/v1/killmails?environment=${encodeURIComponent(battle.environment)}&system=${encodeURIComponent(battle.systemId)}&since=${encodeURIComponent(battle.startedAt)}&until=${encodeURIComponent(until)}&cycles=all&sort=occurredAt:asc`;
     ctx.body = toEnvelope(
       { battle, killmails: rows, killmailsTruncated: battle.killCount > shown.length, killmailsHref: href },
-      deps.meta,
+      metaOf(ctx, deps),
     );
   });
 }

@@ -3,7 +3,8 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { IdentityRules } from '../limits/client-identity.ts';
-import type { Meta } from '../http/envelope.ts';
+import { type Meta, bundleOf, stampedMeta } from '../http/envelope.ts';
+import type { GenerationDoc } from '../indices/generation.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
 import type { TicketState } from '../http/middleware/rate-limit.ts';
@@ -41,6 +42,17 @@ export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];
  */
 export async function requestReader(ctx: AppContext, search: SearchService, generation?: string): Promise<Reader> {
   const reader = await search.reader(ctx.state.ticket, generation);
-  ctx.state.generation = reader.generation.generation;
+  noteRead(ctx, reader.generation);
   return reader;
+}
+
+/** Notes the generation an answer is read from: its ETag and response-cache key, and the bundle its `meta` and headers name. */
+export function noteRead(ctx: AppContext, generation: GenerationDoc): void {
+  ctx.state.generation = generation.generation;
+  ctx.state.bundle = bundleOf(generation);
+}
+
+/** The envelope's `meta` for this request: the service's, and the bundle it was read from (once it read one). */
+export function metaOf(ctx: AppContext, deps: Pick<RouteDeps, 'meta'>): Meta {
+  return stampedMeta(deps.meta, ctx.state.bundle);
 }

@@ -5,7 +5,7 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import type { SearchBody } from '../query/list.ts';
 import type { Reader } from '../search/search-service.ts';
-import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { type Operation, route } from './operation.ts';
 
 type Found = { reader: Reader; row: Row };
@@ -42,6 +42,6 @@ export function detailRoute(
   operation: Pick<Operation, 'summary' | 'answer' | 'mayBeGone'>,
 ): void {
   route(router, path, { ...operation, query: [] }, async (ctx) => {
-    ctx.body = toEnvelope((await rowById(ctx, deps, index, ctx.params.id!, notFound)).row, deps.meta);
+    ctx.body = toEnvelope((await rowById(ctx, deps, index, ctx.params.id!, notFound)).row, metaOf(ctx, deps));
   });
 }

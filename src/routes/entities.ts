@@ -37,7 +37,7 @@ import { CYCLE, CYCLES, scopeOf } from '../query/scope.ts';
 import type { ListQuery, SearchBody } from '../query/list.ts';
 import type { AnyOf } from '../query/route-parameters.ts';
 import type { Reader } from '../search/search-service.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf } from './context.ts';
 import { firstRow } from './detail.ts';
 import { list, one, route } from './operation.ts';
 import { groupRequest } from './list-request.ts';
@@ -166,7 +166,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
 
   route(router, '/v1/entities/:idOrSlug', { summary: 'An entity by id or slug', query: [], answer: one(ref('Entity')), mayBeGone: true }, async (ctx) => {
     const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
-    ctx.body = toEnvelope(row, deps.meta);
+    ctx.body = toEnvelope(row, metaOf(ctx, deps));
   });
 
   for (const [name, sub] of Object.entries(SUBROUTES) as [keyof typeof SUBROUTES, (typeof SUBROUTES)[keyof typeof SUBROUTES]][]) {
@@ -213,7 +213,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
         // Added to the reference's shape: which sections hold more rows than shown (page them on the subroutes).
         truncated: { facts: facts.more, relations: relations.more, sources: sources.more },
       },
-      deps.meta,
+      metaOf(ctx, deps),
     );
   });
 
@@ -233,7 +233,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     let activity = await read();
     // Several shards left the top of a list unproven: every shard sends all its terms.
     if (!activity.exact) activity = await read(COVERING_SHARD_SIZE);
-    ctx.body = toEnvelope(activity, deps.meta);
+    ctx.body = toEnvelope(activity, metaOf(ctx, deps));
   });
 
   // Static types (items, materials, enemies, ships, ...: ids ending in `:type:<n>`), looked up by
@@ -244,7 +244,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/types/:typeId', staticType, async (ctx, params) => {
     const environment = params.environment ?? deps.config.defaultEnvironment;
     const { row } = await firstRow(ctx, deps, 'entities', toStaticTypeLookupBody(ctx.params.typeId!, environment), 'Static type not found.');
-    ctx.body = toEnvelope(row, deps.meta);
+    ctx.body = toEnvelope(row, metaOf(ctx, deps));
   });
 
   for (const [collection, entityType] of Object.entries(TYPED_COLLECTIONS)) {
@@ -255,7 +255,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     const detail = { summary: `An entity of type ${entityType} by id or slug`, query: [], answer: one(ref('Entity')), mayBeGone: true };
     route(router, `/v1/${collection}/:idOrSlug`, detail, async (ctx) => {
       const { row } = await findEntity(ctx, deps, ctx.params.idOrSlug!, entityType);
-      ctx.body = toEnvelope(row, deps.meta);
+      ctx.body = toEnvelope(row, metaOf(ctx, deps));
     });
   }
 }

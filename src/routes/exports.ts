@@ -39,7 +39,7 @@ import type { SearchService } from '../search/search-service.ts';
 import { StoreError } from '../store/errors.ts';
 import { resolveStoreUrl } from '../store/location.ts';
 import { type ObjectStore, createObjectStore } from '../store/object-store.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, noteRead } from './context.ts';
 import { route } from './operation.ts';
 
 /**
@@ -146,8 +146,8 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
   const operation = { summary: "A file of the live generation's bundle", query: [], headers: EXPORT_HEADERS, answer: { kind: 'file' } } as const;
   route(router, '/v1/exports/:file', operation, async (ctx) => {
     const generation = await servedGeneration(deps.search, ctx.state.ticket);
-    // For the request log (this route sets its own caching, so the cache middleware ignores it).
-    ctx.state.generation = generation.generation;
+    // For the request log and the bundle headers (this route sets its own caching, so the cache middleware ignores it).
+    noteRead(ctx, generation);
     const found = await resolve(ctx, generation, ctx.params.file!);
     ctx.compress = false;
     ctx.set('Cache-Control', CACHE_CONTROL);

@@ -27,8 +27,8 @@ import {
   toSourceKindsBody,
 } from '../query/groups.ts';
 import type { Reader } from '../search/search-service.ts';
-import { toEnvelope } from '../http/envelope.ts';
-import { type AppContext, type RouteDeps, requestReader } from './context.ts';
+import { type Meta, toEnvelope } from '../http/envelope.ts';
+import { type AppContext, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { type GroupRequest, type ListRequest, countOf, listMeta } from './list-request.ts';
 import { type Query, type SearchBody, toQuery } from '../query/list.ts';
 
@@ -133,7 +133,7 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
     const query = toQuery(list);
     const response = await reader.search(request.index, groupingBody(query, by[0]!, limit, includeUnknown));
     const { data, found } = await groupsFrom(reader, request.index, query, by[0]!, response.aggregations, includeUnknown, limit);
-    ctx.body = toEnvelope(data, groupsMeta(deps, response.hits.total, found));
+    ctx.body = toEnvelope(data, groupsMeta(metaOf(ctx, deps), response.hits.total, found));
     return;
   }
   // Facets, in one request: each counted under the other filters, not its own; meta.count under all of them.
@@ -151,12 +151,12 @@ export async function sendGroups(ctx: AppContext, deps: Pick<RouteDeps, 'search'
   );
   ctx.body = toEnvelope(
     Object.fromEntries(facets.map((facet, i) => [names[i], facet.data])),
-    listMeta(deps.meta, countOf(response.hits.total), {
+    listMeta(metaOf(ctx, deps), countOf(response.hits.total), {
       facets: Object.fromEntries(facets.map((facet, i) => [names[i], { count: facet.count, ...exactness(facet.found) }])),
     }),
   );
 }
 
-function groupsMeta(deps: Pick<RouteDeps, 'meta'>, total: Parameters<typeof countOf>[0], found: Groups) {
-  return { ...listMeta(deps.meta, countOf(total)), ...exactness(found) };
+function groupsMeta(meta: Meta, total: Parameters<typeof countOf>[0], found: Groups) {
+  return { ...listMeta(meta, countOf(total)), ...exactness(found) };
 }

@@ -13,7 +13,7 @@ import type { Row } from '../indices/description.ts';
 import { detailOf, rawRecord } from '../indices/killmail-actors.ts';
 import { cycleGroup, keyword } from '../query/groups.ts';
 import { KILLMAIL_TIMELINE } from '../query/timeline.ts';
-import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import { ref } from './records.ts';
 import { timelineListRoute } from './timeline.ts';
@@ -46,13 +46,13 @@ export function killmailRoutes(router: AppRouter, deps: RouteDeps): void {
 
   route(router, '/v1/killmails/:id', { summary: 'A killmail', query: [], answer: one(ref('Killmail')), mayBeGone: true }, async (ctx) => {
     const { view, original } = await findKillmail(ctx, deps);
-    ctx.body = toEnvelope(detailOf(original, view), deps.meta);
+    ctx.body = toEnvelope(detailOf(original, view), metaOf(ctx, deps));
   });
 
   // The registry's shape: the flat record as reported, `raw` included (the reference's worker
   // answered only the `raw` member, and a 404 "Route not found." when it was absent).
   route(router, '/v1/killmails/:id/raw', { summary: 'A killmail as reported', query: [], answer: one(ref('KillmailRaw')), mayBeGone: true }, async (ctx) => {
     const { original } = await findKillmail(ctx, deps);
-    ctx.body = toEnvelope(rawRecord(original), deps.meta);
+    ctx.body = toEnvelope(rawRecord(original), metaOf(ctx, deps));
   });
 }

@@ -12,6 +12,7 @@
  */
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import type { ErrorCode } from '../errors.ts';
+import { BUNDLE_GENERATED_AT_HEADER, BUNDLE_ID_HEADER } from '../http/envelope.ts';
 import { POINTS_IN_WORDS } from '../limits/request-cost.ts';
 import type { AnyParameter } from '../query/parameters.ts';
 import { IF_NONE_MATCH, PATH_PARAMETERS } from '../query/route-parameters.ts';
@@ -82,9 +83,21 @@ const RATE_LIMIT_HEADERS = {
   RateLimit: { description: '`"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`.', schema: { type: 'string' } },
 };
 
+/** What every answer read from a generation says it was computed from (src/http/envelope.ts). */
+const BUNDLE_META = {
+  bundleId: { type: 'string', description: 'The bundle the answer was computed from (the SHA-256 of its `manifest.json`); absent where nothing was read (health, an error before a read).' },
+  bundleGeneratedAt: { type: ['string', 'null'], format: 'date-time', description: "That bundle's `generatedAt`, as its manifest says." },
+};
+
+/** The same as headers, on every answer read from a generation: JSON, CSV, NDJSON, files and event streams. */
+const BUNDLE_HEADERS = {
+  [BUNDLE_ID_HEADER]: { description: '`meta.bundleId`: the bundle the answer was computed from.', schema: { type: 'string' } },
+  [BUNDLE_GENERATED_AT_HEADER]: { description: "`meta.bundleGeneratedAt`: that bundle's `generatedAt`.", schema: { type: 'string', format: 'date-time' } },
+};
+
 const META: JsonSchema = {
   type: 'object',
-  properties: { registry: { type: 'string' }, apiVersion: { const: 'v1' } },
+  properties: { registry: { type: 'string' }, apiVersion: { const: 'v1' }, ...BUNDLE_META },
   required: ['registry', 'apiVersion'],
   additionalProperties: false,
 };
@@ -109,6 +122,7 @@ const LIST_META: JsonSchema = {
   properties: {
     registry: { type: 'string' },
     apiVersion: { const: 'v1' },
+    ...BUNDLE_META,
     count: { type: 'integer', minimum: 0, description: 'Rows matching the filters and scope (not the page).' },
     countIsExact: { type: 'boolean', description: '`false`: counting stopped at `count`, a lower bound.' },
     groupsCount: { type: 'integer', minimum: 0, description: 'With `group_by`: groups in all (not only those answered).' },
@@ -207,7 +221,7 @@ function successes(operation: Operation): Json {
     case 'bare':
       return { 200: { description: 'OK', content: json(answer.data) } };
     case 'stream':
-      return { 200: { description: 'Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines.', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-event-data': answer.data } } } };
+      return { 200: { description: 'Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines; before the rows of another bundle than the last one named (the headers name the first), `event: bundle` with `data: {"bundleId", "bundleGeneratedAt"}` and no `id`.', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-event-data': answer.data } } } };
     case 'metrics':
       return { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } };
     case 'file': {
@@ -244,8 +258,10 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
     const degraded = envelope(operation.answer.data, false);
     out[503] = { description: 'Not ready.', headers: RETRY_AFTER, content: json({ anyOf: [degraded, { $ref: '#/components/schemas/Error503' }] }) };
   }
-  for (const response of Object.values(out) as Json[]) {
-    if (response.$ref === undefined) response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
+  for (const [status, response] of Object.entries(out) as [string, Json][]) {
+    if (response.$ref !== undefined) continue;
+    const read = readsIndex && (status === '200' || status === '206');
+    response.headers = { ...(response.headers as Json | undefined), ...(read && BUNDLE_HEADERS), ...RATE_LIMIT_HEADERS };
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { toInstant } from '../time/instant.ts';
 import { GAPS_ENVIRONMENT } from '../query/route-parameters.ts';
-import { type AppContext, type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { type Answer, one, route } from './operation.ts';
 import { type SchemaName, ref } from './records.ts';
 
@@ -61,24 +61,24 @@ export function opsRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/ops/freshness', freshness, async (ctx) => {
     const data = await opsData(ctx, deps, 'freshness');
     const now = Date.now();
-    ctx.body = toEnvelope(rows(data).map((row) => withAgeNow(row, now)), deps.meta);
+    ctx.body = toEnvelope(rows(data).map((row) => withAgeNow(row, now)), metaOf(ctx, deps));
     // The age changes by the second: no shared caching.
     ctx.set('Cache-Control', 'no-store');
   });
 
   route(router, '/v1/ops/cursors', opsOperation('Ingest cursors', rowsOf('Cursor')), async (ctx) => {
-    ctx.body = toEnvelope(rows(await opsData(ctx, deps, 'cursors')), deps.meta);
+    ctx.body = toEnvelope(rows(await opsData(ctx, deps, 'cursors')), metaOf(ctx, deps));
   });
 
   for (const path of ['/v1/ops/chain-coverage', '/v1/ops/sui-coverage']) {
     route(router, path, opsOperation('Chain coverage of the ingest', one(ref('ChainCoverage'))), async (ctx) => {
-      ctx.body = toEnvelope(await opsData(ctx, deps, 'chainCoverage'), deps.meta);
+      ctx.body = toEnvelope(await opsData(ctx, deps, 'chainCoverage'), metaOf(ctx, deps));
     });
   }
 
   const sourceGaps = opsOperation('Known source gaps, most severe first', rowsOf('SourceGap'), [GAPS_ENVIRONMENT]);
   route(router, '/v1/ops/source-gaps', sourceGaps, async (ctx, { environment }) => {
     const gaps = rows(await opsData(ctx, deps, 'sourceGaps')).filter((row) => environment === undefined || row.environment === environment);
-    ctx.body = toEnvelope([...gaps].sort(bySeverity), deps.meta);
+    ctx.body = toEnvelope([...gaps].sort(bySeverity), metaOf(ctx, deps));
   });
 }

@@ -18,7 +18,7 @@ import { type ListQuery, sortKinds, toAskedIdsBody, toListBody, toQuery } from '
 import type { Reader } from '../search/search-service.ts';
 import { selectFields } from '../query/select.ts';
 import { toEnvelope, toRawEnvelope } from '../http/envelope.ts';
-import { type AppContext, type RouteDeps, requestReader } from './context.ts';
+import { type AppContext, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { type ListRequest, countOf, listMeta } from './list-request.ts';
 
 /** Of the ids a request asked for, those no row of its query matches (one search of at most MAX_ANY_OF rows' doc values). */
@@ -60,7 +60,7 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
     const page = hits.hits.slice(0, request.limit);
     const records = page.map((hit) => request.toRecord!(hit._source as Source));
     const data = select ? records.map((record) => selectFields(record as Row, select)) : records;
-    ctx.body = toEnvelope(data, listMeta(deps.meta, count, more), next(page.at(-1)?.sort as SortValue[] | undefined, hits.hits.length > request.limit, count));
+    ctx.body = toEnvelope(data, listMeta(metaOf(ctx, deps), count, more), next(page.at(-1)?.sort as SortValue[] | undefined, hits.hits.length > request.limit, count));
     return;
   }
   const { hits, total } = await reader.searchRows(request.index, body, { withChanges: request.withChanges });
@@ -71,6 +71,6 @@ export async function sendPage<Source>(ctx: AppContext, deps: Pick<RouteDeps, 's
   const rows = expanded
     ? expanded.map((record) => Buffer.from(JSON.stringify(select ? selectFields(record, select) : record)))
     : page.map((hit) => (select ? Buffer.from(JSON.stringify(selectFields(JSON.parse(hit.row.toString('utf8')), select))) : hit.row));
-  ctx.body = toRawEnvelope(rows, listMeta(deps.meta, count, more), next(last && JSON.parse(last.toString('utf8')), hits.length > request.limit, count));
+  ctx.body = toRawEnvelope(rows, listMeta(metaOf(ctx, deps), count, more), next(last && JSON.parse(last.toString('utf8')), hits.length > request.limit, count));
   ctx.type = 'application/json; charset=utf-8';
 }

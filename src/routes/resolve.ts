@@ -6,7 +6,7 @@
  */
 import { toEnvelope } from '../http/envelope.ts';
 import { RESOLVE_INDICES, resolvedOf, toResolveBody } from '../query/resolve.ts';
-import { type AppRouter, type RouteDeps, requestReader } from './context.ts';
+import { type AppRouter, type RouteDeps, metaOf, requestReader } from './context.ts';
 import { one, route } from './operation.ts';
 import { ref } from './records.ts';
 
@@ -16,6 +16,6 @@ export function resolveRoutes(router: AppRouter, deps: RouteDeps): void {
     const reader = await requestReader(ctx, deps.search);
     const value = ctx.params.value!;
     const hits = await reader.searchAcross(RESOLVE_INDICES, toResolveBody(value, reader.indexName));
-    ctx.body = toEnvelope(resolvedOf(value, hits), deps.meta);
+    ctx.body = toEnvelope(resolvedOf(value, hits), metaOf(ctx, deps));
   });
 }

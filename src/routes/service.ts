@@ -3,9 +3,9 @@
  * API is; its route list is read from the router, never hand-kept), `/v1/ready` (ES answers
  * and a generation is live) and `/metrics` + `/v1/metrics`.
  */
-import { toEnvelope } from '../http/envelope.ts';
+import { bundleOf, toEnvelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
-import type { AppContext, AppRouter, RouteDeps } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf, noteRead } from './context.ts';
 import { one, route, templatePath } from './operation.ts';
 import { ref } from './records.ts';
 
@@ -26,7 +26,7 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
   const root = async (ctx: AppContext) => {
     const live = await search.live().catch(() => undefined);
     // Cached like any read of the live generation (the reference cached the root for 30 s).
-    if (live) ctx.state.generation = live.generation;
+    if (live) noteRead(ctx, live);
     ctx.body = toEnvelope(
       {
         name: 'Registry Query Gateway',
@@ -39,7 +39,7 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
         generatedAt: live?.generatedAt ?? null,
         endpoints: advertisedRoutes(router),
       },
-      meta,
+      metaOf(ctx, deps),
     );
   };
   const about = { summary: 'What this API is, and every route', query: [], answer: one(ref('Root')), readsIndex: false, conditional: true } as const;
@@ -58,6 +58,7 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
     }
     const live = await search.live();
     const ready = live !== undefined;
+    if (live) ctx.state.bundle = bundleOf(live);
     ctx.status = ready ? 200 : 503;
     if (!ready) ctx.set('Retry-After', '5');
     ctx.body = toEnvelope(
@@ -72,7 +73,7 @@ export function serviceRoutes(router: AppRouter, deps: RouteDeps): void {
         indexedThrough: live?.indexedAt ?? null,
         cluster,
       },
-      meta,
+      metaOf(ctx, deps),
     );
   });
 

@@ -27,6 +27,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
+import { BUNDLE_GENERATED_AT_HEADER, BUNDLE_ID_HEADER, bundleOf } from '../http/envelope.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
@@ -122,6 +123,8 @@ interface Stream {
   /** In its feed's group: walks after a swap write to it. */
   joined: boolean;
   closed: boolean;
+  /** The bundle the stream last said its rows come from (its headers, then `bundle` events). */
+  bundle: string | undefined;
 }
 
 interface Group {
@@ -223,6 +226,18 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
     if (gone) cutStream(stream, 'stalled');
   }
 
+  /**
+   * Before the rows of another bundle than the stream last named: an event of its own, `event:
+   * bundle` with `{bundleId, bundleGeneratedAt}` and no `id` (the resume point stays where it
+   * is). EventSource's `onmessage` and the typed client's rows pass it by: it is not a row.
+   */
+  function announce(stream: Stream, generation: GenerationDoc): void {
+    if (stream.bundle === generation.bundleId) return;
+    stream.bundle = generation.bundleId;
+    const { bundleId, generatedAt } = bundleOf(generation);
+    write(stream, Buffer.from(`event: bundle\ndata: ${JSON.stringify({ bundleId, bundleGeneratedAt: generatedAt })}\n\n`));
+  }
+
   /** Sends the rows of `page` after the stream's position: the whole shared buffer, or its tail. */
   function sendPage(stream: Stream, page: EventPage): boolean {
     const position = stream.position;
@@ -282,6 +297,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
     for (;;) {
       if (stream.closed) return;
       if (!generation) throw ApiError.unavailable('No registry bundle is loaded yet.');
+      announce(stream, generation);
       // From now: nothing of this generation is new to the stream.
       if (stream.position === undefined) checkpoint(stream, generation);
       else {
@@ -310,6 +326,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
     try {
       // Walks are the gateway's own work, not a client's: never refused by admission control.
       const reader = await search.reader(UNADMITTED, generation.generation);
+      for (const stream of group.streams) if (stream.joined) announce(stream, generation);
       await walk(reader, group.feed, undefined, instantOf(previous), async (page) => {
         const sent = [...group.streams].filter((stream) => stream.joined && sendPage(stream, page));
         await Promise.all(sent.map(drained));
@@ -374,7 +391,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         holds.give(STREAMS, client);
         throw closed ? ApiError.unavailable('The gateway is stopping.', 1) : ApiError.overloaded(5);
       }
-      const stream: Stream = { client, ticket: ticketOf(client), feed, res, position: start, joined: false, closed: false };
+      const stream: Stream = { client, ticket: ticketOf(client), feed, res, position: start, joined: false, closed: false, bundle: undefined };
       streams.add(stream);
       admitted?.(held);
       startWatching();
@@ -382,7 +399,17 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         stream.closed = true;
         leave(stream);
       });
-      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      // The bundle its first rows come from, as every answer read from a generation names it.
+      const at = live ?? (await (ready ?? search.live()).catch(() => undefined));
+      if (stream.closed) return;
+      const bundle = at && bundleOf(at);
+      stream.bundle = bundle?.bundleId;
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'X-Accel-Buffering': 'no',
+        ...(bundle && { [BUNDLE_ID_HEADER]: bundle.bundleId, ...(bundle.generatedAt && { [BUNDLE_GENERATED_AT_HEADER]: bundle.generatedAt }) }),
+      });
       res.socket?.setNoDelay(true);
       write(stream, Buffer.from(`retry: ${RETRY_MS}\n\n`));
       void catchUp(stream).catch((error) => {

@@ -6,7 +6,8 @@
  * another route is the API's error as the client's one error class. Expectations come from the
  * bundle files.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,11 +91,12 @@ describe('a mirror and a subscriber across loads', () => {
     for await (const row of first) apply(row as { id: string });
 
     const streamed: string[] = [];
+    const named: string[] = [];
     const stop = new AbortController();
     let live!: () => void;
     const joined = new Promise<void>((resolve) => (live = resolve));
     const subscriber = (async () => {
-      const events = client.subscribe('/v1/events/stream', { query: { cycles: 'all' } }, { signal: stop.signal, onComment: (text) => text === 'live' && live() });
+      const events = client.subscribe('/v1/events/stream', { query: { cycles: 'all' } }, { signal: stop.signal, onComment: (text) => text === 'live' && live(), onBundle: (b) => named.push(b.bundleId) });
       for await (const event of events) streamed.push(String(event.row.id));
     })().catch((error: unknown) => {
       if (!stop.signal.aborted) throw error;
@@ -146,6 +148,9 @@ describe('a mirror and a subscriber across loads', () => {
     expect(cuts).toEqual([1, 2, 3]);
     expect(connections).toBeGreaterThanOrEqual(4);
     expect(streamed).toEqual(expected);
+    // Told each bundle its rows came from, once and in order: the first (from the headers), then each load's.
+    const manifestIds = await Promise.all(bundles.map(async (dir) => createHash('sha256').update(await readFile(path.join(dir, 'manifest.json'))).digest('hex')));
+    expect(named).toEqual(manifestIds);
   }, 180_000);
 });
 

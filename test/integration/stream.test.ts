@@ -137,7 +137,7 @@ describe('event streams', () => {
     await settle();
     expect(ids(reader.rows())).toEqual(ids(third));
     // One client went away after five rows of the load; another after the whole load.
-    const midway = reader.events.filter((e) => e.data !== undefined)[4]!.id!;
+    const midway = reader.events.filter((e) => e.data !== undefined && e.event === undefined)[4]!.id!;
     const whole = reader.lastId()!;
     reader.close();
     await loadNextGeneration('fourth');

@@ -61,6 +61,8 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Comment lines (`live`: the stream has sent what it caught up on and joins the live rows). */
   onComment?: (text: string) => void;
+  /** The bundle the rows after it come from: the stream's first (its `Registry-Bundle-Id` header), then each other one (a load went live, a reconnect found another). */
+  onBundle?: (bundle: { bundleId: string; bundleGeneratedAt: string | null }) => void;
 }
 
 /** A row of a stream, and the id to resume after it. */
@@ -71,6 +73,10 @@ export interface StreamEvent<R> {
 
 /** The first wait before reconnecting a stream that dropped, until the server sends a `retry:`. */
 const RECONNECT_MS = 1000;
+
+/** The headers that name the bundle an answer was read from, as /v1/openapi.json documents them (test/unit/client-types.test.ts holds them to the gateway's). */
+export const BUNDLE_ID_HEADER = 'Registry-Bundle-Id';
+export const BUNDLE_GENERATED_AT_HEADER = 'Registry-Bundle-Generated-At';
 
 export class RegistryClient {
   /** openapi-fetch itself, typed by the OpenAPI document: for what the helpers below do not cover. */
@@ -84,7 +90,7 @@ export class RegistryClient {
   /** A route's answer; any other answer throws its RegistryError. */
   async get<P extends Path>(path: P, ...[request]: RequestArg<P>): Promise<Answer<P>> {
     const { signal, ...params } = (request ?? {}) as RequestOf<P>;
-    return (await this.#send(path, { params, signal })) as Answer<P>;
+    return (await this.#send(path, { params, signal })).data as Answer<P>;
   }
 
   /** One page of a list (the first, or the one `query.cursor` names). */
@@ -125,15 +131,24 @@ export class RegistryClient {
    * that is not a stream (a 400 naming `Last-Event-ID`, a 404) throws its RegistryError.
    */
   async *subscribe<P extends StreamPath>(path: P, params: Params<P> = {} as Params<P>, options: StreamOptions = {}): AsyncGenerator<StreamEvent<StreamRow<P>>> {
-    const { signal, onComment } = options;
+    const { signal, onComment, onBundle } = options;
     let last = options.lastEventId;
     let reconnectMs = RECONNECT_MS;
+    /** The bundle last named to `onBundle`. */
+    let bundle: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
       const headers: Record<string, string> = { Accept: 'text/event-stream', ...(last === undefined ? {} : { 'Last-Event-ID': last }) };
       let body: ReadableStream<Uint8Array> | undefined;
       try {
-        body = (await this.#send(path, { params, signal, headers, parseAs: 'stream' })) as ReadableStream<Uint8Array>;
+        const answer = await this.#send(path, { params, signal, headers, parseAs: 'stream' });
+        body = answer.data as ReadableStream<Uint8Array>;
+        // The bundle the stream's first rows come from; a reconnect that finds another says so too.
+        const bundleId = answer.response.headers.get(BUNDLE_ID_HEADER);
+        if (bundleId !== null && bundleId !== bundle) {
+          bundle = bundleId;
+          onBundle?.({ bundleId, bundleGeneratedAt: answer.response.headers.get(BUNDLE_GENERATED_AT_HEADER) });
+        }
       } catch (error) {
         // No answer at all: asked again after the wait, as a dropped stream is.
         if (!(error instanceof RegistryError) || error.status !== 0) throw error;
@@ -143,7 +158,14 @@ export class RegistryClient {
           for await (const message of sseMessages(body, onComment)) {
             if (message.retry !== undefined) reconnectMs = message.retry;
             if (message.hasId) last = message.lastEventId;
-            if (message.data !== undefined) yield { id: last!, row: JSON.parse(message.data) as StreamRow<P> };
+            if (message.data === undefined) continue;
+            // A named event is not a row: `bundle` says where the rows after it come from.
+            if (message.event === 'bundle') {
+              const named = JSON.parse(message.data) as { bundleId: string; bundleGeneratedAt: string | null };
+              bundle = named.bundleId;
+              onBundle?.(named);
+            }
+            else if (message.event === undefined || message.event === 'message') yield { id: last!, row: JSON.parse(message.data) as StreamRow<P> };
           }
         } catch (error) {
           if (signal?.aborted) throw error;
@@ -157,7 +179,7 @@ export class RegistryClient {
    * One GET through openapi-fetch: the answer's body, parsed (or its stream). An error answer
    * throws its RegistryError, no answer at all one of status 0; an abort stays the AbortError.
    */
-  async #send(path: Path, init: { params?: unknown; signal?: AbortSignal; headers?: Record<string, string>; parseAs?: 'stream' }): Promise<unknown> {
+  async #send(path: Path, init: { params?: unknown; signal?: AbortSignal; headers?: Record<string, string>; parseAs?: 'stream' }): Promise<{ data?: unknown; response: Response }> {
     let answer: { data?: unknown; error?: unknown; response: Response };
     try {
       answer = await (this.api.GET as (path: string, init: object) => Promise<typeof answer>)(path, init);
@@ -166,7 +188,7 @@ export class RegistryClient {
       throw RegistryError.network(error);
     }
     if (answer.error !== undefined || !answer.response.ok) throw RegistryError.from(answer.response, answer.error);
-    return answer.data;
+    return answer;
   }
 }
 

@@ -1462,11 +1462,25 @@ export interface components {
             registry: string;
             /** @constant */
             apiVersion: "v1";
+            /** @description The bundle the answer was computed from (the SHA-256 of its `manifest.json`); absent where nothing was read (health, an error before a read). */
+            bundleId?: string;
+            /**
+             * Format: date-time
+             * @description That bundle's `generatedAt`, as its manifest says.
+             */
+            bundleGeneratedAt?: string | null;
         };
         ListMeta: {
             registry: string;
             /** @constant */
             apiVersion: "v1";
+            /** @description The bundle the answer was computed from (the SHA-256 of its `manifest.json`); absent where nothing was read (health, an error before a read). */
+            bundleId?: string;
+            /**
+             * Format: date-time
+             * @description That bundle's `generatedAt`, as its manifest says.
+             */
+            bundleGeneratedAt?: string | null;
             /** @description Rows matching the filters and scope (not the page). */
             count: number;
             /** @description `false`: counting stopped at `count`, a lower bound. */
@@ -2439,6 +2453,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2585,6 +2603,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2675,6 +2697,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2731,6 +2757,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2804,6 +2834,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2881,6 +2915,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -2958,6 +2996,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3016,6 +3058,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3075,6 +3121,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3161,6 +3211,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3220,6 +3274,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3299,6 +3357,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3355,6 +3417,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3437,6 +3503,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3493,6 +3563,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3573,6 +3647,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3629,6 +3707,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3709,6 +3791,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3765,6 +3851,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3845,6 +3935,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3901,6 +3995,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -3981,6 +4079,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4037,6 +4139,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4117,6 +4223,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4173,6 +4283,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4253,6 +4367,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4309,6 +4427,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4389,6 +4511,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4445,6 +4571,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4525,6 +4655,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4581,6 +4715,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4661,6 +4799,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4717,6 +4859,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4797,6 +4943,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4853,6 +5003,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4933,6 +5087,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -4989,6 +5147,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5069,6 +5231,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5125,6 +5291,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5183,6 +5353,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5267,6 +5441,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5349,6 +5527,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5431,6 +5613,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5513,6 +5699,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5595,6 +5785,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5677,6 +5871,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5759,6 +5957,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5841,6 +6043,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -5923,6 +6129,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6005,6 +6215,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6087,6 +6301,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6169,6 +6387,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6251,6 +6473,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6333,6 +6559,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6415,6 +6645,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6497,6 +6731,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6579,6 +6817,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6659,6 +6901,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6739,6 +6985,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6824,9 +7074,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines. */
+            /** @description Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines; before the rows of another bundle than the last one named (the headers name the first), `event: bundle` with `data: {"bundleId", "bundleGeneratedAt"}` and no `id`. */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6884,9 +7138,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines. */
+            /** @description Server-Sent Events: `id: <resume token>`, `data: <one record, as the list route answers it>`, a blank line; `:` comment lines; before the rows of another bundle than the last one named (the headers name the first), `event: bundle` with `data: {"bundleId", "bundleGeneratedAt"}` and no `id`. */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -6967,6 +7225,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7023,6 +7285,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7075,6 +7341,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7178,6 +7448,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7234,6 +7508,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7286,6 +7564,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7366,6 +7648,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7423,6 +7709,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7500,6 +7790,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
                     "X-Truncated"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7556,6 +7850,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7607,6 +7905,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7658,6 +7960,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7703,6 +8009,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7740,6 +8050,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7788,6 +8102,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7836,6 +8154,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7887,6 +8209,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7950,6 +8276,10 @@ export interface operations {
                     ETag?: string;
                     /** @description The bundle's generatedAt. */
                     "Last-Modified"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
@@ -7971,6 +8301,10 @@ export interface operations {
                     "Last-Modified"?: string;
                     /** @description `bytes <first>-<last>/<size>`. */
                     "Content-Range"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
                     /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
                     "RateLimit-Policy"?: string;
                     /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */

@@ -8,9 +8,12 @@
 import { hash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { notModified } from '../conditional.ts';
+import type { BundleStamp } from '../envelope.ts';
 
 export interface CachingState {
   generation?: string;
+  /** The bundle of that generation, for `meta` and the Registry-Bundle-* headers. */
+  bundle?: BundleStamp;
 }
 
 export function caching(maxAgeSeconds = 30): Middleware<CachingState> {

@@ -2,9 +2,10 @@
  * CORS as the reference does it, on every response (errors included): echo an http(s)
  * `Origin` (with `Vary: Origin`) or `*`; preflight `OPTIONS` on any path → 204. Added:
  * `Access-Control-Expose-Headers`, so browsers can read ETag, Retry-After, the RateLimit
- * fields and Content-Encoding; `X-Api-Key` allowed (the rate limit's client identity).
+ * fields, Content-Encoding and the bundle an answer was read from; `X-Api-Key` allowed (the rate limit's client identity).
  */
 import type { Middleware } from 'koa';
+import { BUNDLE_GENERATED_AT_HEADER, BUNDLE_ID_HEADER } from '../envelope.ts';
 
 function allowedOrigin(origin: string | undefined): string | undefined {
   if (!origin) return undefined;
@@ -21,7 +22,7 @@ export const CORS_FIELDS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, Range, If-None-Match, If-Modified-Since, X-Api-Key, Last-Event-ID',
-  'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified',
+  'Access-Control-Expose-Headers': `ETag, Retry-After, RateLimit, RateLimit-Policy, Content-Encoding, Content-Length, Content-Range, Accept-Ranges, Last-Modified, ${BUNDLE_ID_HEADER}, ${BUNDLE_GENERATED_AT_HEADER}`,
   'Access-Control-Max-Age': '86400',
   'X-Content-Type-Options': 'nosniff',
 };
