@@ -27,6 +27,8 @@ export type Entry =
       fresh?: boolean;
       /** When the request was sent: the gateway decided on it between `sent` and `at`. */
       sent?: number;
+      /** The `X-Request-Id` it was sent with: what the gateways' logs name it by. */
+      requestId?: string;
     }
   | { at: number; kind: 'rows'; client: string; ids: string[] }
   | { at: number; kind: 'rss'; process: string; pid: number; mb: number }
@@ -47,6 +49,36 @@ export interface Expected {
   kinds?: Record<string, string>;
   /** The per-client budget the gateways share (`RATE_LIMIT`), and the client that spends past it on both. */
   budget?: { client: string; points: number; windowMs: number; cost: number };
+  /** What the gateways' own logs say of the requests clients sent (`gatewaySide`). */
+  gateways?: GatewaySide;
+}
+
+/** Of each request id, what the gateways' logs say: the process that read it, and whether an answer was written whole. */
+export interface GatewaySide {
+  read: Map<string, number>;
+  answered: Set<string>;
+}
+
+/**
+ * The gateways' side of the run from their logs at `debug` (src/http/middleware/request-log.ts):
+ * `request read` as a worker takes a request, `request` once its answer closed (`aborted` when
+ * it was not written whole). Lines that are not JSON, or name no request id, are passed by.
+ */
+export function gatewaySide(lines: Iterable<string>): GatewaySide {
+  const side: GatewaySide = { read: new Map(), answered: new Set() };
+  for (const line of lines) {
+    if (!line.startsWith('{')) continue;
+    let entry: { msg?: string; requestId?: unknown; pid?: number; aborted?: boolean };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof entry.requestId !== 'string') continue;
+    if (entry.msg === 'request read' && entry.pid !== undefined) side.read.set(entry.requestId, entry.pid);
+    else if (entry.msg === 'request' && !entry.aborted) side.answered.add(entry.requestId);
+  }
+  return side;
 }
 
 /** Every invariant the checker holds a run to, by the name a broken one is reported with. */
@@ -87,13 +119,21 @@ type During = (kind: string, target: string, at: number) => boolean;
  * kernel had completed in the listening socket's queue when the socket closed, never accepted
  * (shutdown.test shows that every connection a stopping gateway accepted is answered). An idle
  * keep-alive connection closed by its gateway as it stops, or by a worker's death, is sent again
- * (RFC 9112 §9.3.1): that too only then. A request dropped after it was taken is not. A 504
+ * (RFC 9112 §9.3.1): that too only then. A request dropped after it was taken is not: where the
+ * gateways' logs show a worker read it (`gateways`), its loss is excused only by a SIGKILL of
+ * that very worker while it was out, whatever else was going on (a gateway's SIGTERM must
+ * answer what it read). A 504
  * (Elasticsearch did not answer in time) with `Retry-After` only while a node or a link is down
  * or cut (`cutOff`): a read that waited on a node cut from the others.
  */
-function allowedAnswer(entry: Answer, during: During, cutOff: (at: number) => boolean): string | undefined {
+function allowedAnswer(entry: Answer, during: During, cutOff: (at: number) => boolean, side: GatewaySide | undefined, killed: (pid: number, from: number, to: number) => boolean): string | undefined {
   if (entry.error !== undefined) {
     const gateway = `gateway-${entry.gateway ?? '?'}`;
+    const reader = entry.requestId === undefined ? undefined : side?.read.get(entry.requestId);
+    if (reader !== undefined) {
+      if (killed(reader, entry.sent ?? entry.at, entry.at)) return undefined;
+      return `${entry.error}: read by ${gateway} worker ${reader} and ${side!.answered.has(entry.requestId!) ? 'answered, but the answer never arrived' : 'never answered'}`;
+    }
     const down = during('gateway-term', gateway, entry.at) && during('gateway-term', gateway, entry.sent ?? entry.at);
     if (entry.error === 'ECONNREFUSED' && down) return undefined;
     if (entry.error === 'ECONNRESET' && entry.fresh && down) return undefined;
@@ -163,6 +203,8 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
   const faults = history.filter((e): e is Fault => e.kind === 'fault');
   const violate = (invariant: string, detail: string, at: number) => violations.push({ invariant, detail, at, after: faultBefore(faults, at) });
   const during: During = (kind, target, at) => faults.some((e) => e.fault === kind && e.target.startsWith(target) && e.at <= at && at <= (e.failed ? Infinity : (e.until ?? e.at)));
+  // The worker `pid` SIGKILLed between `from` and `to` (a second's slack: the fault is recorded as it is aimed).
+  const killedWorker = (pid: number, from: number, to: number) => faults.some((f) => f.fault === 'worker-kill' && f.target.endsWith(` worker ${pid}`) && f.at >= from - 1000 && f.at <= to + 1000);
 
   for (const fault of faults) {
     if (fault.failed) violate(INVARIANTS.restarts, `${fault.fault} ${fault.target}: ${fault.failed}`, fault.at);
@@ -179,7 +221,7 @@ export function check(history: readonly Entry[], expected: Expected): Violation[
 
   for (const entry of history) {
     if (entry.kind !== 'answer') continue;
-    const wrong = allowedAnswer(entry, during, (at) => faults.some((f) => LINKS_DOWN.has(f.fault) && f.at <= at + 2000 && (f.until ?? Infinity) + 5000 >= at));
+    const wrong = allowedAnswer(entry, during, (at) => faults.some((f) => LINKS_DOWN.has(f.fault) && f.at <= at + 2000 && (f.until ?? Infinity) + 5000 >= at), expected.gateways, killedWorker);
     if (wrong) violate(INVARIANTS.answers, `${entry.client} ${entry.path}: ${wrong}`, entry.at);
     else if (entry.client === 'polite' && entry.status !== 200 && entry.status !== 304 && !degraded(faults, entry.at, entry.client)) {
       violate(INVARIANTS.polite, `${entry.path}: ${entry.error ?? entry.status}`, entry.at);

@@ -28,7 +28,7 @@
  * the fault that preceded it, and prints the seed so that a run can be replayed.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,7 +51,7 @@ import { startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { type Fault as NetFault, clusterNetwork } from './net/cluster-faults.ts';
 import { type LinkGroup, startLinkGroup, startLinkProxy } from './net/link-proxy.ts';
-import { type Entry, type Expected, check } from './rehearsal-checks.ts';
+import { type Entry, type Expected, check, gatewaySide } from './rehearsal-checks.ts';
 import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'no-faults': { type: 'boolean' }, sabotage: { type: 'string' } } });
@@ -240,7 +240,8 @@ const startedThrough = live!.indexedAt!;
 /** The gateways: two of two workers each, on ports of their own (started again on the same). */
 /** `RATE_LIMIT=50/100`: 100 points a window of 2 s; the greedy client's list pages cost 2 each. */
 const BUDGET = { points: 100, windowMs: 2000, cost: 2 };
-const gatewayEnv = { ...env, WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
+// At `debug` a gateway logs each request as it reads it and as it answers (src/http/middleware/request-log.ts): the checker matches clients' losses with them.
+const gatewayEnv = { ...env, LOG_LEVEL: 'debug', WORKERS: '2', RATE_LIMIT: `${BUDGET.points / (BUDGET.windowMs / 1000)}/${BUDGET.points}`, RATE_LIMIT_STORE: redis.url, STREAMS_PER_CLIENT: '50', MAX_CONNECTIONS_PER_CLIENT: 'off' };
 const ports = [await freePort(), await freePort()];
 /** Where the faulty proxies of a sabotage run listen and connect from: an address no client uses. */
 const PROXY_ADDRESS = '127.0.0.9';
@@ -289,11 +290,15 @@ const agentFor = (address: string) => new ClientAgent(address);
  * second try's included, is recorded as lost.
  */
 async function get(client: string, agent: ClientAgent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const first = await getOnce(client, agent, url);
+  const requestId = `${client}-${(sentBy.get(client) ?? 0) + 1}`;
+  sentBy.set(client, Number(requestId.slice(client.length + 1)));
+  const first = await getOnce(client, agent, url, requestId);
   if (!first.retry) return first;
-  record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: 'closed while idle: sent again', gateway: gatewayOf(url), sent: first.sent });
-  return getOnce(client, new Agent({ localAddress: agent.address }), url);
+  record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: 'closed while idle: sent again', gateway: gatewayOf(url), sent: first.sent, requestId });
+  return getOnce(client, new Agent({ localAddress: agent.address }), url, `${requestId}.2`);
 }
+/** Requests sent by each client: their `X-Request-Id` is `<client>-<n>` (`.2` when sent again), which the gateways log. */
+const sentBy = new Map<string, number>();
 
 const gatewayOf = (url: string) => {
   const port = Number(new URL(url).port);
@@ -301,12 +306,12 @@ const gatewayOf = (url: string) => {
   return proxied >= 0 ? proxied : ports.indexOf(port);
 };
 
-function getOnce(client: string, agent: Agent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean; sent: number }> {
+function getOnce(client: string, agent: Agent, url: string, requestId: string): Promise<{ status: number; body: string; headers: Record<string, unknown>; retry?: boolean; sent: number }> {
   const { pathname, search } = new URL(url);
   const sent = now();
-  const answered = { client, gateway: gatewayOf(url), sent };
+  const answered = { client, gateway: gatewayOf(url), sent, requestId };
   return new Promise((resolve) => {
-    const req = request(url, { agent, timeout: 30_000 }, (res) => {
+    const req = request(url, { agent, timeout: 30_000, headers: { 'X-Request-Id': requestId } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -666,7 +671,8 @@ try {
   for (const [k, { dir }] of publications.entries()) {
     if (k > 0) for await (const { row } of readRows(dir, 'events.jsonl')) if (row.environment === 'stillness' && !newEvents.has(String(row.id)) && !firstEvents.has(String(row.id))) newEvents.set(String(row.id), { publication: k, kind: String(row.kind) });
   }
-  const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND }, budget: { client: 'greedy', ...BUDGET } };
+  const gateways = gatewaySide(await Promise.all([0, 1].map((i) => readFile(gatewayLog(i), 'utf8').catch(() => ''))).then((logs) => logs.flatMap((log) => log.split('\n'))));
+  const expected: Expected = { counts, lastBundle: publications.at(-1)!.bundleId, newEvents, kinds: { 'stream-kind': STREAM_KIND }, budget: { client: 'greedy', ...BUDGET }, gateways };
   // The history first: a checker that fails or is slow never costs the run's record.
   const file = path.join(records, `${seed}.json`);
   await writeFile(file, JSON.stringify({ seed, minutes, scale, history }, null, 1));

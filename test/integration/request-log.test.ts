@@ -58,6 +58,26 @@ describe('request log', () => {
     }
   });
 
+  it('names the client\'s X-Request-Id, and at debug logs each request as it is read', async () => {
+    const debug = captureLog();
+    const running = await startServer({ ...gw.config, logLevel: 'debug' }, gw.config.esUrl!, { logDestination: debug.destination });
+    try {
+      await (await fetch(`${running.url}/v1/entities?limit=1`, { headers: { 'X-Request-Id': 'polite-17' } })).arrayBuffer();
+      await (await fetch(`${running.url}/v1/health`, { headers: { 'X-Request-Id': 'x'.repeat(65) } })).arrayBuffer();
+      for (let attempt = 0; attempt < 100 && debug.lines().filter((line) => line.msg === 'request').length < 2; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      const lines = debug.lines().filter((line) => line.msg === 'request read' || line.msg === 'request');
+      expect(lines.map((line) => [line.msg, line.requestId])).toEqual([
+        ['request read', 'polite-17'],
+        ['request', 'polite-17'],
+        ['request read', undefined],
+        ['request', undefined],
+      ]);
+      expect(lines[0]).toMatchObject({ level: 20, method: 'GET' });
+    } finally {
+      await running.close();
+    }
+  });
+
   it('is off at LOG_LEVEL=warn', async () => {
     const quiet = captureLog();
     const running = await startServer({ ...gw.config, logLevel: 'warn' }, gw.config.esUrl!, { logDestination: quiet.destination });

@@ -3,7 +3,7 @@
  * the fault that preceded it; a clean history passes.
  */
 import { describe, expect, it } from 'vitest';
-import { type Entry, type Expected, check } from '../../scripts/rehearsal-checks.ts';
+import { type Entry, type Expected, check, gatewaySide } from '../../scripts/rehearsal-checks.ts';
 
 const expected: Expected = {
   counts: new Map([['b1', { events: 10, facts: 5 }], ['b2', { events: 12, facts: 6 }]]),
@@ -82,6 +82,32 @@ describe('the rehearsal checker', () => {
     expect(broken([...clean, workerKill, again(310, 0), again(4500, 1)])).toEqual([]);
     // The other gateway; no fault at all.
     expect(rules([...clean, workerKill, again(4500, 0), again(9000, 1)])).toEqual([ANSWER, ANSWER]);
+  });
+
+  it('holds a request a gateway read to an answer: only a SIGKILL of the worker that read it excuses its loss', () => {
+    const side = gatewaySide([
+      'registry gateway listening on http://127.0.0.1:1/v1 (2 workers)',
+      JSON.stringify({ level: 20, pid: 1234, msg: 'request read', requestId: 'greedy-1' }),
+      JSON.stringify({ level: 20, pid: 1235, msg: 'request read', requestId: 'greedy-2' }),
+      JSON.stringify({ level: 20, pid: 1235, msg: 'request read', requestId: 'greedy-3' }),
+      JSON.stringify({ level: 30, pid: 1235, msg: 'request', status: 200, requestId: 'greedy-3' }),
+      JSON.stringify({ level: 30, pid: 1235, msg: 'request', status: 200, requestId: 'greedy-4', aborted: true }),
+      '{not json',
+    ]);
+    expect(side).toEqual({ read: new Map([['greedy-1', 1234], ['greedy-2', 1235], ['greedy-3', 1235]]), answered: new Set(['greedy-3']) });
+    const workerKill: Entry = { at: 4000, kind: 'fault', fault: 'worker-kill', target: 'gateway-1 worker 1234', until: 6000 };
+    const lost = (requestId: string, error = 'ECONNRESET'): Entry => ({ at: 4500, kind: 'answer', client: 'greedy', path: '/v1/events', status: 0, error, gateway: 1, sent: 3900, requestId });
+    // Read by the worker killed: excused. Read by the other worker of that gateway, answered or not: lost.
+    expect(broken([...clean, workerKill, lost('greedy-1')], { gateways: side })).toEqual([]);
+    expect(rules([...clean, workerKill, lost('greedy-2'), lost('greedy-3')], { gateways: side })).toEqual([ANSWER, ANSWER]);
+    expect(check([...clean, workerKill, lost('greedy-3')], { ...expected, gateways: side })[0]!.detail).toMatch(/read by gateway-1 worker 1235 and answered, but the answer never arrived/);
+    // "Closed while idle" (which the worker kill would excuse) when a worker had read it: lost, unless it was the one killed.
+    expect(rules([...clean, workerKill, lost('greedy-2', 'closed while idle: sent again')], { gateways: side })).toEqual([ANSWER]);
+    expect(rules([...clean, workerKill, lost('greedy-1', 'closed while idle: sent again')], { gateways: side })).toEqual([]);
+    // A gateway's SIGTERM excuses a refusal at accept, never a request it read.
+    const term: Entry = { at: 3800, kind: 'fault', fault: 'gateway-term', target: 'gateway-1', until: 7000 };
+    expect(rules([...clean, term, lost('greedy-2', 'ECONNREFUSED')], { gateways: side })).toEqual([ANSWER]);
+    expect(rules([...clean, term, lost('greedy-9', 'ECONNREFUSED')], { gateways: side })).toEqual([]);
   });
 
   it('holds a polite client to 200s while every node is up, not during a fault', () => {
