@@ -8,6 +8,7 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { INDICES } from '../src/indices/all.ts';
+import { BUNDLES_MAPPING, bundleRecordOf, bundlesIndex } from '../src/indices/bundles.ts';
 import { changesIndexPattern } from '../src/indices/changes.ts';
 import type { MappingFile } from '../src/indices/description.ts';
 import { type GenerationDoc, META_INDEX, META_MAPPING, aliasName, concreteIndex, indexName, parseIndexName } from '../src/indices/generation.ts';
@@ -25,7 +26,8 @@ const LOADING = { number_of_replicas: 0, refresh_interval: LOADING_REFRESH, 'tra
 /**
  * Runs a create (or clone) of an index of this load's own generation, whose name no one else
  * uses: an index of that name was made by this very call, whose answer was lost and which the
- * client sent again (a node dying mid-request), so "already exists" is success.
+ * client sent again (a node dying mid-request), so "already exists" is success. (The bundle
+ * record is made the same way: by whichever load is first.)
  */
 async function createOnce(client: Client, index: string, create: () => Promise<unknown>): Promise<void> {
   try {
@@ -53,6 +55,13 @@ export async function createIndex(client: Client, index: string, mapping: Mappin
  */
 export async function cloneIndex(client: Client, from: string, to: string): Promise<void> {
   await createOnce(client, to, () => client.indices.clone({ index: from, target: to, settings: { ...LOADING, 'index.blocks.write': null } as never, wait_for_active_shards: 1 }));
+}
+
+/** Records a generation that went live in the bundle record (src/indices/bundles.ts), made on first use. */
+export async function recordBundle(client: Client, prefix: string, doc: GenerationDoc): Promise<void> {
+  const index = bundlesIndex(prefix);
+  await createOnce(client, index, () => client.indices.create({ index, settings: BUNDLES_MAPPING.settings, mappings: BUNDLES_MAPPING.mappings as never }));
+  await client.index({ index, id: doc.generation, document: bundleRecordOf(doc), refresh: true });
 }
 
 /** The meta index of a generation, made for its one document. */

@@ -33,7 +33,7 @@ import { LoadError } from './errors.ts';
 import { copyBundleFiles, exportDirOf, removeExportDir } from './export-copy.ts';
 import { keepLastPerId } from './last-per-id.ts';
 import { LineIndexWriter, lineIndexDir, lineIndexPath, openLineIndex, pruneLineIndices } from './line-index.ts';
-import { createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, setReplicas, swapAliases } from './generations.ts';
+import { createMetaIndex, deleteGeneration, finishIndices, generationDocs, liveGeneration, pruneGenerations, recordBundle, setReplicas, swapAliases } from './generations.ts';
 import { dropChangesAfter, ensureChangesIndex, pruneChangesBefore, writeChanges } from './changes.ts';
 import { changesIndices } from '../src/indices/changes.ts';
 import { INSTANT_MIN } from '../src/time/instant.ts';
@@ -586,12 +586,13 @@ function generationDocument(run: LoadRun, planned: IndexPlan[], counts: Record<s
   };
 }
 
-/** Writes the generation document, moves every alias to it in one call, and drops the generations no longer kept (the one replaced stays first in line for a rollback). */
+/** Writes the generation document, moves every alias to it in one call, records the bundle (src/indices/bundles.ts), and drops the generations no longer kept (the one replaced stays first in line for a rollback). */
 async function makeLive(run: LoadRun, doc: GenerationDoc, keep: number): Promise<GenerationDoc[]> {
   const { client, prefix, dataDir } = run.options;
   await createMetaIndex(client, prefix, run.generation);
   await client.index({ index: indexName(prefix, META_INDEX, run.generation), id: run.generation, document: doc, refresh: true });
   await swapAliases(client, prefix, doc);
+  await recordBundle(client, prefix, doc);
   const dropped = await pruneGenerations(client, prefix, [run.generation, ...(run.live ? [run.live.generation] : [])], keep);
   for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
   const kept = await generationDocs(client, prefix);

@@ -43,7 +43,7 @@ export const loader = section({
     env: 'KEEP_GENERATIONS',
     default: DEFAULT_KEEP_GENERATIONS,
     parse: int(1, 100),
-    meaning: 'generations a load keeps, the live one included: the one it replaced stays first in line for `--rollback`',
+    meaning: 'generations a load keeps, the live one included: the one it replaced stays first in line for `--rollback`; each kept one answers reads pinned with `bundle=`',
     readBy,
   },
   tombstoneDays: {

@@ -48,6 +48,17 @@ export const CURSOR = queryParameter('cursor', {
   expects: 'a nextCursor',
 });
 
+/** A bundle id as the registry names bundles (the SHA-256 of a manifest, or a publish pointer's `bundleId`). */
+export const BUNDLE_ID_PATTERN = '^[0-9A-Za-z._-]{1,128}$';
+const BUNDLE_ID_EXPECTS = 'a bundle id (at most 128 letters, digits, `.`, `_` or `-`)';
+
+/** `bundle=`: on every read route but the streams (src/routes/operation.ts adds it), the answer read from that kept bundle. */
+export const BUNDLE = queryParameter('bundle', {
+  description: 'Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404.',
+  schema: { type: 'string', pattern: BUNDLE_ID_PATTERN },
+  expects: BUNDLE_ID_EXPECTS,
+});
+
 export const Q = queryParameter('q', {
   description: `Search text (never query syntax), at most ${MAX_Q_LENGTH} characters.`,
   schema: { type: 'string', maxLength: MAX_Q_LENGTH },
@@ -275,6 +286,7 @@ export const PATH_PARAMETERS = {
     schema: { type: 'string', maxLength: MAX_RESOLVE_LENGTH, pattern: '^\\S+$', examples: ['character:stillness:2112000007'] },
     expects: `an identifier (at most ${MAX_RESOLVE_LENGTH} characters, no spaces)`,
   }),
+  bundleId: pathParameter('bundleId', { description: 'A bundle id, as `/v1/bundles` lists them.', schema: { type: 'string', pattern: BUNDLE_ID_PATTERN }, expects: BUNDLE_ID_EXPECTS }),
   typeId: pathParameter('typeId', { description: 'Numeric static type id (the `<n>` of ids ending in `:type:<n>`).', schema: { type: 'string', examples: ['77800'] }, expects: 'a type id' }),
   file: pathParameter('file', {
     description:

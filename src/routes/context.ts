@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { IdentityRules } from '../limits/client-identity.ts';
 import { type Meta, bundleOf, stampedMeta } from '../http/envelope.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
+import { ApiError } from '../errors.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { CachingState } from '../http/middleware/caching.ts';
 import type { TicketState } from '../http/middleware/rate-limit.ts';
@@ -31,7 +32,12 @@ export interface ResponsesState {
   responses?: { cache: ResponseCache; live(): Promise<string | undefined> };
 }
 
-export type AppState = CachingState & ResponsesState & TicketState;
+/** The bundle a request's reads are pinned to (`bundle=`; src/routes/operation.ts), if any. */
+export interface PinState {
+  pinned?: string;
+}
+
+export type AppState = CachingState & ResponsesState & TicketState & PinState;
 export type AppRouter = Router<AppState>;
 export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];
 
@@ -41,9 +47,27 @@ export type AppContext = Parameters<Parameters<AppRouter['get']>[1]>[0];
  * reads is noted for the response (its ETag, the response cache).
  */
 export async function requestReader(ctx: AppContext, search: SearchService, generation?: string): Promise<Reader> {
-  const reader = await search.reader(ctx.state.ticket, generation);
+  const pinned = ctx.state.pinned === undefined ? undefined : await pinnedGeneration(search, ctx.state.pinned);
+  if (pinned !== undefined && generation !== undefined && generation !== pinned) {
+    throw ApiError.badParameter('cursor', 'This cursor was read from another bundle than `bundle` names. Start again from the first page.');
+  }
+  const reader = await search.reader(ctx.state.ticket, generation ?? pinned);
   noteRead(ctx, reader.generation);
   return reader;
+}
+
+/**
+ * The kept generation of `bundleId` (the newest, if it was loaded more than once). A bundle the
+ * bundle record knows but no kept generation holds: 410, naming the oldest bundle kept; one
+ * never loaded here: 404.
+ */
+export async function pinnedGeneration(search: SearchService, bundleId: string): Promise<string> {
+  const kept = await search.kept();
+  const found = kept.find((k) => k.bundleId === bundleId);
+  if (found) return found.generation;
+  if ((await search.bundleRecords({ bundleId, limit: 1 })).total === 0) throw new ApiError('not_found', `No bundle ${bundleId} was loaded here (see /v1/bundles).`, 404, { parameter: 'bundle' });
+  const oldest = kept.at(-1);
+  throw new ApiError('gone', `Bundle ${bundleId} is no longer kept here${oldest ? `; the oldest kept is ${oldest.bundleId}` : ''}.`, 410, { parameter: 'bundle', ...(oldest && { oldestKept: oldest.bundleId }) });
 }
 
 /** Notes the generation an answer is read from: its ETag and response-cache key, and the bundle its `meta` and headers name. */

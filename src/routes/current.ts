@@ -76,7 +76,7 @@ export function currentRoutes(router: AppRouter, deps: RouteDeps): void {
       const { cursor, limit, ...bind } = parseCurrent(params, deps);
       const p = { ...bind, limit };
       // The mode is decided on the live generation; a cursor binds it through its scope.
-      const live = await deps.search.reader(ctx.state.ticket);
+      const live = await requestReader(ctx, deps.search);
       const useEntities = fallback && !(await hasRows(live, { collection, params: p }));
       const common = { route: path, cursor, limit, select: params.select, groups: groupRequest(params), format: params.format, columns: ENTITY_FIELDS };
       await sendList(

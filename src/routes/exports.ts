@@ -39,7 +39,7 @@ import type { SearchService } from '../search/search-service.ts';
 import { StoreError } from '../store/errors.ts';
 import { resolveStoreUrl } from '../store/location.ts';
 import { type ObjectStore, createObjectStore } from '../store/object-store.ts';
-import { type AppContext, type AppRouter, type RouteDeps, noteRead } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, noteRead, pinnedGeneration } from './context.ts';
 import { route } from './operation.ts';
 
 /**
@@ -144,57 +144,64 @@ async function servedGeneration(search: SearchService, ticket: Ticket): Promise<
 export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
   const store = createObjectStore(deps.config.store, { onRetry: (event) => deps.logger.warn(event, 'export store: retrying') });
   const operation = { summary: "A file of the live generation's bundle", query: [], headers: EXPORT_HEADERS, answer: { kind: 'file' } } as const;
-  route(router, '/v1/exports/:file', operation, async (ctx) => {
-    const generation = await servedGeneration(deps.search, ctx.state.ticket);
-    // For the request log and the bundle headers (this route sets its own caching, so the cache middleware ignores it).
-    noteRead(ctx, generation);
-    const found = await resolve(ctx, generation, ctx.params.file!);
-    ctx.compress = false;
-    ctx.set('Cache-Control', CACHE_CONTROL);
-    ctx.set('ETag', found.etag);
-    ctx.set('Last-Modified', new Date(generation.generatedAt ?? generation.loadedAt).toUTCString());
-    if (found.encoding) ctx.set('Content-Encoding', found.encoding);
-    if (notModified(ctx)) {
-      ctx.status = 304;
-      return;
-    }
-
-    // Byte ranges of a file sent as stored. A `.jsonl` sent gzip-encoded or decoded is always sent
-    // whole: a slice of a gzip stream labelled `Content-Encoding: gzip` is one no client can decode
-    // (found by the fuzzer); the `.jsonl.gz` twin serves ranges of the compressed bytes.
-    const ranged = !found.decode && !found.encoding;
-    let range = ranged ? parseRange(ctx.get('Range') || undefined, found.size) : undefined;
-    const ifRange = ctx.get('If-Range');
-    if (ifRange && ifRange !== found.etag) range = undefined;
-    if (ranged) ctx.set('Accept-Ranges', 'bytes');
-    if (range === 'unsatisfiable') {
-      throw new ApiError('bad_request', 'The requested range is outside the file.', 416, { parameter: 'Range', size: found.size }, { 'Content-Range': `bytes */${found.size}` });
-    }
-    // The bytes are opened before any header of a 206 is set: a store's refusal is answered whole.
-    let stream: Readable | undefined;
-    if (ctx.method !== 'HEAD') {
-      // A client that goes away stops the store read at once (no connection kept for nobody).
-      const gone = new AbortController();
-      ctx.res.once('close', () => gone.abort());
-      stream = await openStored(store, generation, found, range, gone.signal);
-    }
-    if (range) {
-      ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${found.size}`);
-    }
-    const length = range ? range.end - range.start + 1 : found.size;
-    if (!stream) {
-      // Koa sends no body for HEAD; opening the file would only leak a descriptor.
-      ctx.body = '';
-    } else if (found.decode) {
-      // pipeline, not pipe: Koa destroys the body it was given (the gunzip) when the client
-      // leaves, and only pipeline passes that back to the file, whose descriptor `pipe` left open
-      // for good (a source paused by backpressure never reaches its end). Errors reach the body.
-      ctx.body = pipeline(stream, createGunzip(), () => {});
-    } else {
-      ctx.body = stream;
-    }
-    ctx.type = found.contentType;
-    ctx.length = length;
+  route(router, '/v1/exports/:file', operation, async (ctx) => sendFile(ctx, store, await servedGeneration(deps.search, ctx.state.ticket)));
+  const kept = { ...operation, summary: 'A file of a kept bundle (`queryable` in `/v1/bundles`)', mayBeGone: true } as const;
+  route(router, '/v1/bundles/:bundleId/exports/:file', kept, async (ctx) => {
+    const generation = await pinnedGeneration(deps.search, ctx.params.bundleId!);
+    await sendFile(ctx, store, (await deps.search.reader(ctx.state.ticket, generation)).generation);
   });
+}
+
+/** A file of `generation`'s bundle, whole or a byte range, with its validators. */
+async function sendFile(ctx: AppContext, store: ObjectStore, generation: GenerationDoc): Promise<void> {
+  // For the request log and the bundle headers (this route sets its own caching, so the cache middleware ignores it).
+  noteRead(ctx, generation);
+  const found = await resolve(ctx, generation, ctx.params.file!);
+  ctx.compress = false;
+  ctx.set('Cache-Control', CACHE_CONTROL);
+  ctx.set('ETag', found.etag);
+  ctx.set('Last-Modified', new Date(generation.generatedAt ?? generation.loadedAt).toUTCString());
+  if (found.encoding) ctx.set('Content-Encoding', found.encoding);
+  if (notModified(ctx)) {
+    ctx.status = 304;
+    return;
+  }
+
+  // Byte ranges of a file sent as stored. A `.jsonl` sent gzip-encoded or decoded is always sent
+  // whole: a slice of a gzip stream labelled `Content-Encoding: gzip` is one no client can decode
+  // (found by the fuzzer); the `.jsonl.gz` twin serves ranges of the compressed bytes.
+  const ranged = !found.decode && !found.encoding;
+  let range = ranged ? parseRange(ctx.get('Range') || undefined, found.size) : undefined;
+  const ifRange = ctx.get('If-Range');
+  if (ifRange && ifRange !== found.etag) range = undefined;
+  if (ranged) ctx.set('Accept-Ranges', 'bytes');
+  if (range === 'unsatisfiable') {
+    throw new ApiError('bad_request', 'The requested range is outside the file.', 416, { parameter: 'Range', size: found.size }, { 'Content-Range': `bytes */${found.size}` });
+  }
+  // The bytes are opened before any header of a 206 is set: a store's refusal is answered whole.
+  let stream: Readable | undefined;
+  if (ctx.method !== 'HEAD') {
+    // A client that goes away stops the store read at once (no connection kept for nobody).
+    const gone = new AbortController();
+    ctx.res.once('close', () => gone.abort());
+    stream = await openStored(store, generation, found, range, gone.signal);
+  }
+  if (range) {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${found.size}`);
+  }
+  const length = range ? range.end - range.start + 1 : found.size;
+  if (!stream) {
+    // Koa sends no body for HEAD; opening the file would only leak a descriptor.
+    ctx.body = '';
+  } else if (found.decode) {
+    // pipeline, not pipe: Koa destroys the body it was given (the gunzip) when the client
+    // leaves, and only pipeline passes that back to the file, whose descriptor `pipe` left open
+    // for good (a source paused by backpressure never reaches its end). Errors reach the body.
+    ctx.body = pipeline(stream, createGunzip(), () => {});
+  } else {
+    ctx.body = stream;
+  }
+  ctx.type = found.contentType;
+  ctx.length = length;
 }

@@ -38,7 +38,7 @@ const INFO_DESCRIPTION = [
 const ERRORS: Record<number, { code: ErrorCode | ErrorCode[]; name: string; description: string }> = {
   400: { code: 'bad_request', name: 'BadRequest', description: 'A parameter is unknown, repeated or invalid (`details.parameter` names it).' },
   404: { code: 'not_found', name: 'NotFound', description: 'No such record, file or document.' },
-  410: { code: 'gone', name: 'Gone', description: 'A record the registry held and removed: `details.removedAt` says when (kept `TOMBSTONE_DAYS`).' },
+  410: { code: 'gone', name: 'Gone', description: 'A record the registry held and removed: `details.removedAt` says when (kept `TOMBSTONE_DAYS`); or a `bundle` no longer kept here: `details.oldestKept` names the oldest that is.' },
   416: { code: 'bad_request', name: 'RangeNotSatisfiable', description: 'The `Range` starts past the end of the file (`details.size` is its size).' },
   429: { code: 'rate_limited', name: 'RateLimited', description: 'This client spent its budget (`RateLimit-Policy`, `RateLimit`); retry after `Retry-After` seconds.' },
   431: { code: 'bad_request', name: 'HeadersTooLarge', description: "The request line and headers exceed Node's 16 KB (answered before routing)." },
@@ -62,6 +62,7 @@ export const TAGS: { name: string; description: string; paths: RegExp }[] = [
   { name: 'killmails', description: "Killmails, by involvement, as resolved and as reported; battles; a character's, tribe's or system's activity.", paths: /^\/v1\/(killmails|battles|entities\/\{idOrSlug\}\/activity)/ },
   { name: 'operations', description: 'Operational documents of the ingest: freshness, cursors, coverage, gaps.', paths: /^\/v1\/ops\// },
   { name: 'exports', description: 'The files of the live export bundle.', paths: /^\/v1\/exports\// },
+  { name: 'bundles', description: 'Every bundle loaded here, each kept one readable with `bundle=` on any read route, and its files.', paths: /^\/v1\/bundles/ },
   { name: 'meta', description: 'The service: about, health, readiness, metrics, this document.', paths: /^\/(v1(\/(health|ready|metrics|openapi\.json))?|metrics)?$/ },
 ];
 
@@ -247,8 +248,10 @@ function responses(operation: Operation, hasPathParameters: boolean): Json {
   const out: Json = successes(operation);
   if (conditional(operation)) out[304] = { description: 'Not modified: the conditional GET matched.' };
   const errors = [400];
-  if (hasPathParameters || operation.mayBeMissing) errors.push(404);
-  if (operation.mayBeGone) errors.push(410);
+  // `bundle=` names a bundle never loaded here (404) or no longer kept (410).
+  const pins = operation.query.some((p) => p.name === 'bundle');
+  if (hasPathParameters || operation.mayBeMissing || pins) errors.push(404);
+  if (operation.mayBeGone || pins) errors.push(410);
   if (operation.answer.kind === 'file') errors.push(416);
   errors.push(429, 431, 500);
   if (readsIndex) errors.push(503, 504);

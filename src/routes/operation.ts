@@ -9,7 +9,7 @@
  * The router answers HEAD for every GET route; what HEAD answers is the GET answer's headers.
  */
 import { type AnyParameter, type Values, conforms, readQuery } from '../query/parameters.ts';
-import { PATH_PARAMETERS } from '../query/route-parameters.ts';
+import { BUNDLE, PATH_PARAMETERS } from '../query/route-parameters.ts';
 import { ApiError } from '../errors.ts';
 import type { CostClass, RoutesByCost } from '../limits/request-cost.ts';
 import type { AppContext, AppRouter } from './context.ts';
@@ -44,6 +44,8 @@ export interface Operation<Ps extends readonly AnyParameter[] = readonly AnyPara
   mayBeMissing?: boolean;
   /** Answers 410 for a record the registry removed (src/indices/changes.ts). */
   mayBeGone?: boolean;
+  /** Takes `bundle=` (default: every JSON read of the index; see `pinnable`). */
+  pins?: boolean;
   /** What a request costs from its client's budget (src/limits/request-cost.ts); default from `answer`: a list is `list`, a file `download`, metrics `metrics`, the rest `document`. */
   cost?: CostClass;
 }
@@ -94,15 +96,25 @@ function checkPath(ctx: AppContext): void {
   }
 }
 
+/**
+ * Whether a route answers from a kept bundle with `bundle=`: every JSON read of the index. Not the
+ * streams (rows as they become visible, which a kept bundle never does again: `bundle=` there is
+ * the 400 of any parameter a route does not take), nor the live bundle's files (`/v1/bundles/{id}/exports`).
+ */
+const pinnable = (operation: Operation) => operation.pins ?? (operation.readsIndex !== false && (operation.answer.kind === 'one' || operation.answer.kind === 'list'));
+
 /** Registers `GET path` (and so HEAD) with its operation. */
-export function route<const Ps extends readonly AnyParameter[]>(router: AppRouter, path: string, operation: Operation<Ps>, handler: Handler<Ps>): void {
+export function route<const Ps extends readonly AnyParameter[]>(router: AppRouter, path: string, declared: Operation<Ps>, handler: Handler<Ps>): void {
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
     if (!(name! in PATH_PARAMETERS)) throw new Error(`${path}: path parameter "${name}" is not declared in PATH_PARAMETERS`);
   }
+  const operation = pinnable(declared) ? { ...declared, query: [...declared.query, BUNDLE] as unknown as Ps } : declared;
   const keepable = (operation.answer.kind === 'one' || operation.answer.kind === 'list' || operation.answer.kind === 'bare') && operation.readsIndex !== false && operation.conditional !== false;
   const middleware = async (ctx: AppContext) => {
     checkPath(ctx);
     const query = readQuery(ctx.query, operation.query);
+    // Read by requestReader (context.ts): every reader of the request opens the pinned bundle.
+    ctx.state.pinned = (query as { bundle?: string }).bundle;
     // Files (`format=csv|ndjson`) stream: the response cache keeps only whole JSON answers.
     const responses = keepable && (query as { format?: string }).format === undefined ? ctx.state.responses : undefined;
     // The response cache (src/http/response-cache.ts) keys on the route and the query as validated.

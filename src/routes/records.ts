@@ -41,6 +41,18 @@ const closed = (properties: Record<string, JsonSchema>): JsonSchema => ({
   additionalProperties: false,
 });
 
+/** A load of a bundle that went live here (src/indices/bundles.ts). */
+const BUNDLE_FIELDS = {
+  bundleId: text('The bundle: the SHA-256 of its `manifest.json` (or its publish pointer\'s `bundleId`); `bundle=` on any read route pins the answer to it while it is kept.'),
+  generation: text('The index generation it was loaded as.'),
+  generatedAt: { type: ['string', 'null'], format: 'date-time', description: "Its manifest's `generatedAt`." },
+  publishedAt: { type: ['string', 'null'], format: 'date-time', description: "When the registry published it (its publish pointer's `publishedAt`), if it said." },
+  loadedAt: time('When this gateway\'s loader made it live.'),
+  counts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Documents per index once loaded.' },
+  live: { type: 'boolean', description: 'It is the live bundle.' },
+  queryable: { type: 'boolean', description: 'Its generation is kept: `bundle=` answers from it (KEEP_GENERATIONS keeps the newest loads).' },
+};
+
 const CONFIDENCE = text('`verified`, `probable`, `reported`, `stale` or `unknown`.');
 const REVIEW_STATUS = text('`candidate`, `reviewed`, `published`, `rejected` or `superseded`.');
 const CYCLE = { type: 'integer', minimum: 1, description: 'Absent = uncycled.' };
@@ -403,6 +415,13 @@ export const SCHEMAS = {
     bundleId: nullable('string'),
     generatedAt: nullable('string'),
     endpoints: texts('Every route, `{param}` for path parameters.'),
+  }),
+  Bundle: closed(BUNDLE_FIELDS),
+  BundleDetail: closed({
+    ...BUNDLE_FIELDS,
+    manifest: { type: 'object', description: "The bundle's `manifest.json`." },
+    catalog: { type: 'object', description: "The bundle's `catalog.json`." },
+    ops: { type: ['object', 'null'], description: 'The four `ops_*.json` documents by name (`freshness`, `cursors`, `chainCoverage`, `sourceGaps`), while the bundle is kept; `null` after.' },
   }),
   Ready: closed({
     status: { enum: ['ready', 'degraded'] },

@@ -16,6 +16,7 @@ import type { IndexName } from '../indices/all.ts';
 import { FIRST_SEEN, NANOS_FORMAT, ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
+import { BUNDLES_INDEX, type BundleRecord, bundlesIndex } from '../indices/bundles.ts';
 import type { Count } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
@@ -80,7 +81,20 @@ export interface SearchService {
   health(): Promise<string>;
   /** A document of the loaders' state index (`follower`, ...), or undefined. */
   state<T>(id: string): Promise<T | undefined>;
+  /** The generations kept (any of them can be read: a cursor's, a pinned `bundle=`), newest first. */
+  kept(): Promise<KeptGeneration[]>;
+  /**
+   * The bundle record (src/indices/bundles.ts), newest load first: `limit` loads after `after`
+   * (a load's sort values), or every load of `bundleId`. Empty while nothing was ever recorded.
+   */
+  bundleRecords(query: { bundleId?: string; limit: number; after?: unknown[]; whole?: boolean }): Promise<{ loads: { record: BundleRecord; sort: unknown[] }[]; total: number }>;
 }
+
+/** A kept generation, as the bundle routes and pinned reads need it. */
+export type KeptGeneration = Pick<GenerationDoc, 'generation' | 'bundleId' | 'loadedAt'>;
+
+/** Kept generations read at most (a loader keeps KEEP_GENERATIONS: config/loader.ts bounds it below this). */
+const MAX_KEPT = 1000;
 
 /** How long a download's point in time outlives its last page request. */
 const PIT_KEEP_ALIVE = '1m';
@@ -417,6 +431,34 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     async state<T>(id: string) {
       const response = await timed(STATE_INDEX, () => client.get<T>({ index: `${prefix}-${STATE_INDEX}`, id }, { ignore: [404] }));
       return response.found ? response._source : undefined;
+    },
+    async kept() {
+      const response = await timed(META_INDEX, () =>
+        client.search<KeptGeneration>(
+          { index: `${prefix}-${META_INDEX}-*`, size: MAX_KEPT, sort: [{ generation: 'desc' }], _source: ['generation', 'bundleId', 'loadedAt'], ignore_unavailable: true },
+          { ignore: [404] },
+        ),
+      );
+      return (response.hits?.hits ?? []).flatMap((hit) => (hit._source ? [hit._source] : []));
+    },
+    async bundleRecords({ bundleId, limit, after, whole = false }) {
+      const response = await timed(BUNDLES_INDEX, () =>
+        client.search<BundleRecord>(
+          {
+            index: bundlesIndex(prefix),
+            size: limit,
+            track_total_hits: true,
+            sort: [{ loadedAt: 'desc' }, { generation: 'desc' }],
+            ...(bundleId !== undefined && { query: { term: { bundleId } } }),
+            ...(after && { search_after: after as never }),
+            ...(!whole && { _source: { excludes: ['manifest', 'catalog'] } }),
+          },
+          { ignore: [404] },
+        ),
+      );
+      const loads = (response.hits?.hits ?? []).flatMap((hit) => (hit._source ? [{ record: hit._source, sort: hit.sort ?? [] }] : []));
+      const total = response.hits?.total;
+      return { loads, total: typeof total === 'number' ? total : (total?.value ?? 0) };
     },
   };
 }

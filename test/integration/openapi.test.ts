@@ -7,9 +7,14 @@
  *   document's schemas (Ajv, JSON Schema 2020-12, formats checked).
  * Record ids come from the bundle files.
  */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeNextExport } from '../../generator/next-export.ts';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { expectedBattles } from '../support/battles.ts';
@@ -34,6 +39,8 @@ const README_PARAMETERS = [
   'id', 'involved', 'side', 'format',
   // Battles, rows that left.
   'gap', 'include',
+  // History.
+  'bundle',
 ];
 
 let gw: TestGateway;
@@ -41,10 +48,17 @@ let doc: Json;
 let ajv: InstanceType<typeof Ajv2020>;
 /** Path template → a URL of it with real records from the bundle. */
 const urls = new Map<string, string>();
+let bundleId: string;
+let next: string;
 
 beforeAll(async () => {
   // Scale 3: every list has a second page in some scope (for real cursors).
   gw = await startTestGateway({ name: 'openapi', scale: 3, seed: 1 });
+  // A second load of the same rows, an hour later: /v1/bundles has two pages of one, and every
+  // `bundle=` below reads the first, kept, bundle rather than the live one.
+  next = await mkdtemp(path.join(tmpdir(), 'openapi-next-'));
+  await writeNextExport(gw.bundleDir, next, {});
+  await gw.loadNext(next);
   doc = (await gw.get('/v1/openapi.json')).body;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
@@ -63,6 +77,8 @@ beforeAll(async () => {
   const sources = count(await readAllRows(gw.bundleDir, 'entity_sources.jsonl'), 'entityId');
   const entity = entities.find((r) => [facts, relations, sources].every((counts) => (counts.get(r.id) ?? 0) >= 2))!;
   const typeId = entities.map((r) => r.environment === 'stillness' && /:type:(\d+)$/.exec(r.id)?.[1]).find(Boolean);
+  // The bundle loaded: the SHA-256 of its manifest (`{bundleId}`, and the value of `bundle=`).
+  bundleId = createHash('sha256').update(await readFile(path.join(gw.bundleDir, 'manifest.json'))).digest('hex');
   const ids: Record<string, string> = {
     events: await first('events.jsonl'),
     killmails: await first('killmails.jsonl'),
@@ -81,12 +97,16 @@ beforeAll(async () => {
       .replace('{typeId}', String(typeId))
       .replace('{file}', 'manifest.json')
       .replace('{value}', encodeURIComponent(entity.id))
+      .replace('{bundleId}', bundleId)
       .replace('{id}', encodeURIComponent(ids[family!]!));
     urls.set(template, url);
   }
 }, 300_000);
 
-afterAll(() => gw?.close());
+afterAll(async () => {
+  await gw?.close();
+  if (next) await rm(next, { recursive: true, force: true });
+});
 
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -150,7 +170,7 @@ describe('OpenAPI drift: the document lists exactly the parameters each route ac
   it('accepts every documented query parameter on every route', async () => {
     for (const template of Object.keys(doc.paths)) {
       for (const parameter of doc.paths[template].get.parameters.filter((p: Json) => p.in === 'query')) {
-        let url = withParam(urls.get(template)!, parameter.name, sampleValue(parameter.schema));
+        let url = withParam(urls.get(template)!, parameter.name, parameter.name === 'bundle' ? bundleId : sampleValue(parameter.schema));
         const narrowed = doc.paths[template].get.parameters.find((p: Json) => p.name === NARROWS[parameter.name]);
         if (narrowed) url = withParam(url, narrowed.name, sampleValue(narrowed.schema));
         if (parameter.name === 'cursor') {

@@ -66,7 +66,7 @@ describe('/v1/openapi.json', () => {
   });
 
   it('tags every operation with exactly one family, each family declared once and used', () => {
-    const families = ['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'meta'];
+    const families = ['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'bundles', 'meta'];
     expect(doc.tags.map((t: Json) => t.name)).toEqual(families);
     const used = new Map<string, string[]>();
     for (const { path, get } of operations()) {
@@ -87,9 +87,10 @@ describe('/v1/openapi.json', () => {
     for (const { path, get } of operations()) {
       const content = Object.keys(get.responses[200].content ?? {});
       const takesFormat = get.parameters.some((p: Json) => p.name === 'format');
-      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined;
+      // `/v1/bundles` pages the bundle record, not an index's rows: no file of it.
+      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined && path !== '/v1/bundles';
       expect(takesFormat, path).toBe(isList);
-      if (path === '/v1/exports/{file}') continue;
+      if (path.endsWith('/exports/{file}')) continue;
       expect(content.includes('text/csv'), path).toBe(isList);
       expect(content.includes('application/x-ndjson'), path).toBe(isList);
       if (isList) expect(Object.keys(get.responses[200].headers), path).toEqual(expect.arrayContaining(['Content-Disposition', 'X-Total-Count', 'X-Truncated']));
@@ -109,8 +110,10 @@ describe('/v1/openapi.json', () => {
     for (const { path, get } of operations()) {
       const statuses = Object.keys(get.responses);
       expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '429', '431', '500']));
-      expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/'));
-      expect(statuses.includes('416'), path).toBe(path === '/v1/exports/{file}');
+      const pins = get.parameters.some((p: Json) => p.name === 'bundle');
+      expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/') || pins);
+      if (pins) expect(statuses, path).toContain('410');
+      expect(statuses.includes('416'), path).toBe(path.endsWith('/exports/{file}'));
       const noIndex = ['/v1/health', '/v1', '/', '/metrics', '/v1/metrics', '/v1/openapi.json'].includes(path);
       expect(statuses.includes('503'), path).toBe(!noIndex);
       expect(statuses.includes('504'), path).toBe(!noIndex);
@@ -170,10 +173,13 @@ describe('/v1/openapi.json', () => {
     const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
     const shape = ['sort', 'select', 'group_by', 'include_unknown', 'format'];
     // `cycle` is accepted as `cycles`' alias, said in its description (not listed: it excludes it).
-    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'loss_type', 'since', 'until', 'since_indexed', 'include', ...shape]);
+    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'loss_type', 'since', 'until', 'since_indexed', 'include', ...shape, 'bundle']);
     expect(names('/v1/characters')).toContain('profile');
     expect(names('/v1/systems')).not.toContain('profile');
-    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown', 'format']);
+    expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown', 'format', 'bundle']);
+    // Every JSON read of the index takes `bundle=`; a stream, a file and the bundle record do not.
+    expect(names('/v1/killmails/stream')).not.toContain('bundle');
+    expect(names('/v1/bundles')).not.toContain('bundle');
     expect(names('/v1/health')).toEqual([]);
   });
 });

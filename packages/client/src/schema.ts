@@ -1420,6 +1420,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bundles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every bundle loaded here, newest load first */
+        get: operations["getV1Bundles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bundles/{bundleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One bundle loaded here: its last load, manifest, catalog and operations documents */
+        get: operations["getV1BundlesBundleId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/exports/{file}": {
         parameters: {
             query?: never;
@@ -1429,6 +1463,23 @@ export interface paths {
         };
         /** A file of the live generation's bundle */
         get: operations["getV1ExportsFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bundles/{bundleId}/exports/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file of a kept bundle (`queryable` in `/v1/bundles`) */
+        get: operations["getV1BundlesBundleIdExportsFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2083,6 +2134,70 @@ export interface components {
             /** @description Every route, `{param}` for path parameters. */
             endpoints: string[];
         };
+        Bundle: {
+            /** @description The bundle: the SHA-256 of its `manifest.json` (or its publish pointer's `bundleId`); `bundle=` on any read route pins the answer to it while it is kept. */
+            bundleId: string;
+            /** @description The index generation it was loaded as. */
+            generation: string;
+            /**
+             * Format: date-time
+             * @description Its manifest's `generatedAt`.
+             */
+            generatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the registry published it (its publish pointer's `publishedAt`), if it said.
+             */
+            publishedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When this gateway's loader made it live.
+             */
+            loadedAt: string;
+            /** @description Documents per index once loaded. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description It is the live bundle. */
+            live: boolean;
+            /** @description Its generation is kept: `bundle=` answers from it (KEEP_GENERATIONS keeps the newest loads). */
+            queryable: boolean;
+        };
+        BundleDetail: {
+            /** @description The bundle: the SHA-256 of its `manifest.json` (or its publish pointer's `bundleId`); `bundle=` on any read route pins the answer to it while it is kept. */
+            bundleId: string;
+            /** @description The index generation it was loaded as. */
+            generation: string;
+            /**
+             * Format: date-time
+             * @description Its manifest's `generatedAt`.
+             */
+            generatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the registry published it (its publish pointer's `publishedAt`), if it said.
+             */
+            publishedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When this gateway's loader made it live.
+             */
+            loadedAt: string;
+            /** @description Documents per index once loaded. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description It is the live bundle. */
+            live: boolean;
+            /** @description Its generation is kept: `bundle=` answers from it (KEEP_GENERATIONS keeps the newest loads). */
+            queryable: boolean;
+            /** @description The bundle's `manifest.json`. */
+            manifest: Record<string, never>;
+            /** @description The bundle's `catalog.json`. */
+            catalog: Record<string, never>;
+            /** @description The four `ops_*.json` documents by name (`freshness`, `cursors`, `chainCoverage`, `sourceGaps`), while the bundle is kept; `null` after. */
+            ops: Record<string, never> | null;
+        };
         Ready: {
             /** @enum {unknown} */
             status: "ready" | "degraded";
@@ -2215,7 +2330,7 @@ export interface components {
                 "application/json": components["schemas"]["Error404"];
             };
         };
-        /** @description A record the registry held and removed: `details.removedAt` says when (kept `TOMBSTONE_DAYS`). */
+        /** @description A record the registry held and removed: `details.removedAt` says when (kept `TOMBSTONE_DAYS`); or a `bundle` no longer kept here: `details.oldestKept` names the oldest that is. */
         Gone: {
             headers: {
                 /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
@@ -2443,7 +2558,10 @@ export interface operations {
     };
     getV1Ready: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2471,6 +2589,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2584,6 +2704,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -2638,6 +2760,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2678,6 +2802,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -2732,6 +2858,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2741,7 +2869,10 @@ export interface operations {
     };
     getV1EntitiesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -2812,6 +2943,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -2893,6 +3026,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -2974,6 +3109,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3042,7 +3179,10 @@ export interface operations {
     };
     getV1EntitiesIdOrSlugHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -3105,6 +3245,8 @@ export interface operations {
                 since?: string;
                 /** @description Only rows before this time: an ISO 8601 instant with a zone (`2026-06-01T00:00:00Z`, `2026-06-01T09:30:00.123456789+02:00`; any number of fraction digits), compared as an instant: exclusive. At or after `since` when both are given (else a 400). */
                 until?: string;
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3192,6 +3334,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3246,6 +3390,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3258,6 +3404,8 @@ export interface operations {
             query?: {
                 /** @description Environment (tenant) of the rows. Default: the gateway's `DEFAULT_ENVIRONMENT` (`stillness`). An unknown value matches nothing. */
                 environment?: string;
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3304,6 +3452,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3338,6 +3487,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3392,6 +3543,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3401,7 +3554,10 @@ export interface operations {
     };
     getV1SystemsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -3484,6 +3640,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3538,6 +3696,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3547,7 +3707,10 @@ export interface operations {
     };
     getV1CharactersIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -3628,6 +3791,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3682,6 +3847,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3691,7 +3858,10 @@ export interface operations {
     };
     getV1TribesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -3772,6 +3942,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3826,6 +3998,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3835,7 +4009,10 @@ export interface operations {
     };
     getV1AssembliesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -3916,6 +4093,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -3970,6 +4149,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3979,7 +4160,10 @@ export interface operations {
     };
     getV1GatesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4060,6 +4244,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4114,6 +4300,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4123,7 +4311,10 @@ export interface operations {
     };
     getV1RegionsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4204,6 +4395,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4258,6 +4451,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4267,7 +4462,10 @@ export interface operations {
     };
     getV1ConstellationsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4348,6 +4546,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4402,6 +4602,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4411,7 +4613,10 @@ export interface operations {
     };
     getV1ItemsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4492,6 +4697,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4546,6 +4753,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4555,7 +4764,10 @@ export interface operations {
     };
     getV1MaterialsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4636,6 +4848,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4690,6 +4904,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4699,7 +4915,10 @@ export interface operations {
     };
     getV1EnemiesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4780,6 +4999,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4834,6 +5055,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4843,7 +5066,10 @@ export interface operations {
     };
     getV1RecipesIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -4924,6 +5150,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -4978,6 +5206,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -4987,7 +5217,10 @@ export interface operations {
     };
     getV1BlueprintsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -5068,6 +5301,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5122,6 +5357,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5131,7 +5368,10 @@ export interface operations {
     };
     getV1ShipsIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -5212,6 +5452,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5266,6 +5508,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5275,7 +5519,10 @@ export interface operations {
     };
     getV1StructuresIdOrSlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -5340,6 +5587,8 @@ export interface operations {
                 cycles?: string;
                 /** @description Entity type (exact), e.g. `character`, `system`; same as `entityType` (give one, or both equal). Several values separated by `|` match any of them. */
                 type?: string;
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5390,6 +5639,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5422,6 +5673,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5476,6 +5729,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5508,6 +5763,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5562,6 +5819,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5594,6 +5853,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5648,6 +5909,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5680,6 +5943,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5734,6 +5999,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5766,6 +6033,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5820,6 +6089,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5852,6 +6123,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5906,6 +6179,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -5938,6 +6213,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -5992,6 +6269,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6024,6 +6303,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6078,6 +6359,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6110,6 +6393,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6164,6 +6449,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6196,6 +6483,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6250,6 +6539,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6282,6 +6573,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6336,6 +6629,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6368,6 +6663,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6422,6 +6719,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6454,6 +6753,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6508,6 +6809,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6540,6 +6843,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6594,6 +6899,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6626,6 +6933,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6680,6 +6989,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6712,6 +7023,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6766,6 +7079,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6798,6 +7113,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6852,6 +7169,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6882,6 +7201,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -6936,6 +7257,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -6966,6 +7289,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7020,6 +7345,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7206,6 +7533,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7260,6 +7589,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7269,7 +7600,10 @@ export interface operations {
     };
     getV1EventsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7325,7 +7659,10 @@ export interface operations {
     };
     getV1ChainObjectsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7371,6 +7708,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7429,6 +7767,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7483,6 +7823,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7492,7 +7834,10 @@ export interface operations {
     };
     getV1KillmailsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7548,7 +7893,10 @@ export interface operations {
     };
     getV1KillmailsIdRaw: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7629,6 +7977,8 @@ export interface operations {
                 select?: string;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7681,6 +8031,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7693,6 +8045,8 @@ export interface operations {
             query?: {
                 /** @description Battles: the most minutes between one killmail of a system and the next for both to be in one battle, 5 to 60. Default: 15. */
                 gap?: number;
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7739,6 +8093,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7771,6 +8126,8 @@ export interface operations {
                 include_unknown?: boolean;
                 /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
                 format?: "csv" | "ndjson";
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -7825,6 +8182,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7834,7 +8193,10 @@ export interface operations {
     };
     getV1SourcesId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7880,6 +8242,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7889,7 +8252,10 @@ export interface operations {
     };
     getV1ArtefactsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7935,6 +8301,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7944,7 +8311,10 @@ export interface operations {
     };
     getV1ResolveValue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -7990,6 +8360,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -7999,7 +8370,10 @@ export interface operations {
     };
     getV1OpsFreshness: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8028,6 +8402,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8037,7 +8412,10 @@ export interface operations {
     };
     getV1OpsCursors: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -8080,6 +8458,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8089,7 +8468,10 @@ export interface operations {
     };
     getV1OpsChainCoverage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -8132,6 +8514,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8141,7 +8524,10 @@ export interface operations {
     };
     getV1OpsSuiCoverage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
+            };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
                 "If-None-Match"?: string;
@@ -8184,6 +8570,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -8196,6 +8583,8 @@ export interface operations {
             query?: {
                 /** @description Only the gaps of this environment. Default: every environment. */
                 environment?: string;
+                /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
+                bundle?: string;
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -8222,6 +8611,120 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SourceGap"][];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Not modified: the conditional GET matched. */
+            304: {
+                headers: {
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getV1Bundles: {
+        parameters: {
+            query?: {
+                /** @description Rows per page: a positive integer, default 50; values above 200 count as 200. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags the client holds: a match answers 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Bundle"][];
+                        meta: components["schemas"]["ListMeta"];
+                        /** @description Present when more rows follow: the `cursor` of the next page. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Not modified: the conditional GET matched. */
+            304: {
+                headers: {
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getV1BundlesBundleId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the client holds: a match answers 304. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A bundle id, as `/v1/bundles` lists them. */
+                bundleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BundleDetail"];
                         meta: components["schemas"]["Meta"];
                     };
                 };
@@ -8330,6 +8833,101 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getV1BundlesBundleIdExportsFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the client holds: a match answers 304. */
+                "If-None-Match"?: string;
+                /** @description An HTTP date: not modified since then answers 304. */
+                "If-Modified-Since"?: string;
+                /** @description One byte range (`bytes=0-99`, `bytes=100-`, `bytes=-100`) of a file sent as stored; ignored (the whole file) when malformed or multiple, and for a `.jsonl` sent gzip-encoded or decompressed. */
+                Range?: string;
+                /** @description The ETag the range must still match; otherwise the whole file is sent. */
+                "If-Range"?: string;
+                /** @description A `.jsonl` published only gzipped is sent as gzip (`Content-Encoding: gzip`) to clients that accept it, else decompressed. */
+                "Accept-Encoding"?: string;
+            };
+            path: {
+                /** @description A bundle id, as `/v1/bundles` lists them. */
+                bundleId: string;
+                /** @description A bundle file: `manifest.json`, `catalog.json`, the four `ops_*.json` documents, the `.jsonl` row files and the `.jsonl.gz` twins of those published gzipped. Any other name is 404. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file (gzip-encoded `.jsonl` only to clients that accept gzip). */
+            200: {
+                headers: {
+                    /** @description The manifest sha256 of the bytes sent (`.gz` suffix for gzip bytes). */
+                    ETag?: string;
+                    /** @description The bundle's generatedAt. */
+                    "Last-Modified"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/x-ndjson": unknown;
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description One byte range of a file sent as stored (`Range`). */
+            206: {
+                headers: {
+                    /** @description The manifest sha256 of the bytes sent (`.gz` suffix for gzip bytes). */
+                    ETag?: string;
+                    /** @description The bundle's generatedAt. */
+                    "Last-Modified"?: string;
+                    /** @description `bytes <first>-<last>/<size>`. */
+                    "Content-Range"?: string;
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/x-ndjson": unknown;
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description Not modified: the conditional GET matched. */
+            304: {
+                headers: {
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
