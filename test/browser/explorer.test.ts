@@ -4,9 +4,15 @@
  * events.jsonl, entities.jsonl) or, for the reference, from the router itself — never from
  * the API the pages read. Screenshots of each step go to screenshots/ (git-ignored).
  */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { withNewRows } from '../../generator/new-rows.ts';
+import { writeNextExport } from '../../generator/next-export.ts';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type Bundle, cycleOf, cycleOfInstant, expectedEntities, inScope, instantNanos, lastWins, newestFirst, readBundle } from '../support/expect.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
@@ -382,6 +388,48 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     if (name === 'entity') await page.locator('.legend summary').click();
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  // Last: it loads a second bundle, which every test above would read.
+  it('pins every page to a kept bundle from the status panel: the URL says so, links keep it, the way back unpins', async () => {
+    const next = await mkdtemp(path.join(tmpdir(), 'explorer-next-'));
+    // A page of its own: the one above holds the bundle list of before the load in its HTTP cache (max-age).
+    const watchedPin = await openPage(browser, gw.url);
+    const before = page;
+    page = watchedPin.page;
+    try {
+      await writeNextExport(gw.bundleDir, next, { killmails: withNewRows('pinned') });
+      await gw.loadNext(next);
+      const first = createHash('sha256').update(await readFile(path.join(gw.bundleDir, 'manifest.json'))).digest('hex');
+      const inScope = (rows: BundleRow[]) => rows.filter((r) => r.environment === 'stillness').length;
+      const [then, now] = [inScope(killmails), inScope(lastWins(await readAllRows(next, 'killmails.jsonl'), (r) => r.id))];
+      expect(now).toBeGreaterThan(then);
+
+      await open('#/status');
+      await page.locator(`[data-testid=bundles] tr[data-id="${first}"] [data-testid=pin]`).click();
+      await page.waitForURL(new RegExp(`bundle=${first}`));
+      await expect.poll(() => page.locator('[data-testid=pinned-bundle]').innerText()).toBe(first.slice(0, 16));
+      // A link of the header keeps the pin; the count is the first bundle's.
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Killmails' }).click();
+      await page.waitForURL(/#\/killmails\?.*bundle=/);
+      await page.locator('[data-testid=rows]').waitFor();
+      await open(`#/killmails?cycles=all&bundle=${first}`);
+      await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(then));
+      expect(await page.locator('[data-testid=pinned]').count()).toBe(1);
+      // No live switch: nothing new comes to a kept bundle.
+      expect(await page.locator('[data-testid=live-switch]').count()).toBe(0);
+      await screenshot(page, '07-pinned');
+      await page.locator('[data-testid=unpin]').click();
+      await page.waitForURL((url) => !url.hash.includes('bundle='));
+      await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(now));
+      expect(await page.locator('[data-testid=pinned]').count()).toBe(0);
+      expect(watchedPin.foreign).toEqual([]);
+      expect(watchedPin.errors).toEqual([]);
+    } finally {
+      page = before;
+      await watchedPin.page.close();
+      await rm(next, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.skipIf(!chromium)('the API reference in Chromium', () => {
@@ -419,7 +467,7 @@ describe.skipIf(!chromium)('the API reference in Chromium', () => {
     expect([...seen].sort()).toEqual((await routeTemplates()).sort());
     // Grouped by family, in the document's order; each operation once (HEAD is not listed again).
     const tags = await p.locator('.opblock-tag-section .opblock-tag').evaluateAll((items) => items.map((item) => item.getAttribute('data-tag')));
-    expect(tags).toEqual(['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'meta']);
+    expect(tags).toEqual(['entities', 'typed collections', 'current state', 'provenance', 'events', 'killmails', 'operations', 'exports', 'bundles', 'meta']);
     expect([...methods]).toEqual(['GET']);
     await p.evaluate(() => (globalThis as any).scrollTo(0, 0));
     await screenshot(p, '08-docs', false);

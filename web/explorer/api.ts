@@ -5,6 +5,7 @@
  * about pages or components; it does not cache (the gateway's ETags do).
  */
 import { type Path, RegistryError, type Schemas, createRegistryClient } from '../../packages/client/src/index.ts';
+import { pinnedBundle } from './route.ts';
 
 export { RegistryError };
 
@@ -30,10 +31,20 @@ export type Row = Record<string, any>;
 /** Query parameters; empty and undefined values are left out (the API treats empty as absent). */
 export type Params = Record<string, string | number | undefined | null>;
 
-/** `/v1/...?a=b` with the empty parameters dropped, in the order given. */
+/** `/v1/...?a=b` with the empty parameters dropped, in the order given (and the pinned bundle: `pinned`). */
 export function apiUrl(path: string, params: Params = {}): string {
-  const text = new URLSearchParams(Object.entries(present(params)).map(([name, value]) => [name, String(value)])).toString();
+  const text = new URLSearchParams(Object.entries(present(pinned(path, params))).map(([name, value]) => [name, String(value)])).toString();
   return text ? `${path}?${text}` : path;
+}
+
+/**
+ * `params` and, while the explorer is pinned to a bundle (route.ts `pinnedBundle`), `bundle`: on
+ * every read of the index but a stream (a kept bundle has no new rows), the bundle routes
+ * themselves and the root (the service's settings, which read no bundle).
+ */
+function pinned(path: string, params: Params): Params {
+  const bundle = path === '/v1' || path.endsWith('/stream') || path.startsWith('/v1/bundles') ? undefined : pinnedBundle();
+  return bundle ? { ...params, bundle } : params;
 }
 
 /** Path segment of an id (ids hold `:` and other characters that must be escaped). */
@@ -44,10 +55,16 @@ function present(params: Params): Record<string, string | number> {
   return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== null && entry[1] !== ''));
 }
 
-/** GETs a `/v1` route and returns its envelope, or throws a `RegistryError`. */
+/** GETs a `/v1` route (pinned: `pinned`) and returns its envelope, or throws a `RegistryError`. */
 export async function getJson<T = Row[]>(path: string, params: Params = {}, signal?: AbortSignal): Promise<Envelope<T>> {
   // Paths here are built at run time (ids in them), so no typed route is named: the caller says what comes back.
-  return (await registry.get(path as Path, { query: present(params), signal } as never)) as Envelope<T>;
+  return (await registry.get(path as Path, { query: present(pinned(path, params)), signal } as never)) as Envelope<T>;
+}
+
+/** The URL of a bundle file: the live bundle's, or the pinned one's. */
+export function exportUrl(file: string): string {
+  const pinned = pinnedBundle();
+  return pinned ? `/v1/bundles/${seg(pinned)}/exports/${file}` : `/v1/exports/${file}`;
 }
 
 /** Every row of a list, following `nextCursor` (at most `maxRows`, for bounded sections). */
@@ -91,12 +108,12 @@ export async function getFacets(path: string, params: Params, fields: string[], 
 let artefacts: Promise<Row[]> | undefined;
 
 /**
- * Every source artefact, from the public export file: the API has no route from a source to
- * its artefacts, and the file is small (one row per imported artefact, not per entity). Read
- * once per page load.
+ * Every source artefact, from the public export file (the pinned bundle's while pinned): the API
+ * has no route from a source to its artefacts, and the file is small (one row per imported
+ * artefact, not per entity). Read once per page load.
  */
 export function allArtefacts(): Promise<Row[]> {
-  artefacts ??= fetch('/v1/exports/source_artefacts.jsonl').then(async (response) => {
+  artefacts ??= fetch(exportUrl('source_artefacts.jsonl')).then(async (response) => {
     if (!response.ok) throw new RegistryError(response.status, 'http', `The artefacts export answered HTTP ${response.status}.`);
     return (await response.text())
       .split('\n')

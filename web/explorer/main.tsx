@@ -5,6 +5,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { PinnedBanner } from './components/pinned.tsx';
 import { SearchBox } from './components/search-box.tsx';
 import { BattlePage, BattlesPage } from './pages/battles.tsx';
 import { EntityPage } from './pages/entity.tsx';
@@ -71,6 +72,7 @@ function App() {
           <a href="/docs/">API reference</a>
         </nav>
       </header>
+      <PinnedBanner route={route} />
       <main id="main" tabIndex={-1}>
         <View route={route} />
       </main>

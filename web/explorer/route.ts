@@ -1,6 +1,7 @@
 /**
  * The explorer's state is its URL: `#/<view>[/<id>][?<params>]`. A view can be shared and
- * reloaded; the back button walks views. Parsing and formatting only: no DOM beyond `location`.
+ * reloaded; the back button walks views; `bundle=` pins every view to a kept bundle. Parsing
+ * and formatting only: no DOM beyond `location`.
  */
 
 export interface Route {
@@ -22,10 +23,20 @@ export function parseHash(hash: string): Route {
   return { view: view || 'search', ...(id ? { id } : {}), ...(sub ? { sub } : {}), params };
 }
 
+/** The hash parameter that pins every view to a kept bundle (`bundle=` on every read): kept by every link while set. */
+export const PIN = 'bundle';
+
+/** The bundle the explorer is pinned to, if it is (the current URL's `bundle`). */
+export function pinnedBundle(): string | undefined {
+  return parseHash(location.hash).params[PIN];
+}
+
+/** A view's hash; the pin of the current URL goes along unless `params` names `bundle` (`''`: back to the live bundle). */
 export function formatHash(view: string, params: Record<string, string | undefined> = {}, id?: string, sub?: string): string {
   const path = [view, id, sub].filter((part): part is string => part !== undefined).map((part) => encodeURIComponent(part)).join('/');
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, value);
+  const pinned = PIN in params ? {} : { [PIN]: pinnedBundle() };
+  for (const [name, value] of Object.entries({ ...params, ...pinned })) if (value !== undefined && value !== '') search.set(name, value);
   const query = search.toString();
   return `#/${path}${query ? `?${query}` : ''}`;
 }

@@ -6,7 +6,7 @@
  * All of it is the URL's state.
  */
 import { apiUrl, type Envelope, getFacets, getGroups, getJson, type Group, type Row } from '../api.ts';
-import { formatHash, navigate } from '../route.ts';
+import { formatHash, navigate, pinnedBundle } from '../route.ts';
 import { Failure, Loading, useAsync } from './async.tsx';
 import { Downloads } from './downloads.tsx';
 import { Facet } from './facets.tsx';
@@ -75,7 +75,8 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
   );
   // Live: the stream of the list's filters (it takes no paging, sort or select), from the
   // generation the page was read from; reopened whenever the page is read again.
-  const live = params.live === 'on';
+  // A pinned bundle is history: nothing new comes to it.
+  const live = params.live === 'on' && !pinnedBundle();
   const page = state.status === 'done' ? state.value.page : undefined;
   const stream = useLiveRows(live && page ? apiUrl(`${path}/stream`, { ...filters, since_indexed: page.meta.indexedThrough }) : undefined);
   const liveIds = new Set(stream.rows.map((row) => String(row.id)));
@@ -112,7 +113,7 @@ export function TimelineView({ view, path, title, noun, fields, facets, params, 
             Clear the time range
           </button>
         ) : null}
-        <LiveSwitch on={live} status={live && !page ? 'connecting' : stream.status} count={stream.rows.length} onToggle={() => go({ live: live ? undefined : 'on' })} />
+        {pinnedBundle() ? null : <LiveSwitch on={live} status={live && !page ? 'connecting' : stream.status} count={stream.rows.length} onToggle={() => go({ live: live ? undefined : 'on' })} />}
       </div>
       {state.status === 'loading' ? <Loading what={`${noun}s`} /> : null}
       {state.status === 'failed' ? <Failure error={state.error} /> : null}

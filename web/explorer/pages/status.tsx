@@ -6,12 +6,14 @@
 import { RegistryError, getJson, type Row } from '../api.ts';
 import { Failure, Loading, useAsync } from '../components/async.tsx';
 import { type Column, RowsTable } from '../components/rows-table.tsx';
+import { formatHash } from '../route.ts';
 
 interface Status {
   ready: Row;
   freshness: Row[] | Error;
   gaps: Row[] | Error;
   coverage: Row | Error;
+  bundles: Row[] | Error;
 }
 
 async function load(signal: AbortSignal): Promise<Status> {
@@ -21,16 +23,17 @@ async function load(signal: AbortSignal): Promise<Status> {
     if (body?.data) return body.data;
     throw new RegistryError(response.status, 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);
   });
-  const [freshness, gaps, coverage] = await Promise.all([
+  const [freshness, gaps, coverage, bundles] = await Promise.all([
     settle(getJson<Row[]>('/v1/ops/freshness', {}, signal)),
     settle(getJson<Row[]>('/v1/ops/source-gaps', {}, signal)),
     settle(getJson<Row>('/v1/ops/chain-coverage', {}, signal)),
+    settle(getJson<Row[]>('/v1/bundles', { limit: BUNDLES_SHOWN }, signal)),
   ]);
-  return { ready, freshness, gaps, coverage };
+  return { ready, freshness, gaps, coverage, bundles };
 }
 
 const TONE: Record<string, string> = {
-  ready: 'ok', live_indexed: 'ok', indexed: 'ok', info: 'info', static_cycle_data: 'info',
+  ready: 'ok', live: 'ok', live_indexed: 'ok', indexed: 'ok', info: 'info', static_cycle_data: 'info',
   degraded: 'bad', errored: 'bad', critical: 'bad', blocked: 'bad',
   cached_snapshot: 'warn', actionable: 'warn', limited: 'warn', not_seen: 'warn', range_blocked: 'warn', unknown: 'warn',
 };
@@ -52,8 +55,11 @@ export function StatusPage() {
   );
 }
 
+/** The newest loads the bundle picker lists. */
+const BUNDLES_SHOWN = 50;
+
 function Panels({ status }: { status: Status }) {
-  const { ready, freshness, gaps, coverage } = status;
+  const { ready, freshness, gaps, coverage, bundles } = status;
   return (
     <div class="panels">
       <section class="panel" aria-labelledby="ready-title" data-testid="readiness">
@@ -90,6 +96,12 @@ function Panels({ status }: { status: Status }) {
             </dd>
           </div>
         </dl>
+      </section>
+
+      <section class="panel" aria-labelledby="bundles-title" data-testid="bundles">
+        <h2 id="bundles-title">Bundles</h2>
+        <p class="small muted">Every bundle loaded here, newest first. A kept one can be viewed as it was: every page then reads it, and its URL can be shared.</p>
+        {bundles instanceof Error ? <Failure error={bundles} /> : <RowsTable class="rows" columns={BUNDLES} rows={bundles} rowKey={(row) => String(row.generation)} rowAttributes={(row) => ({ 'data-id': String(row.bundleId) })} />}
       </section>
 
       <section class="panel" aria-labelledby="freshness-title">
@@ -134,6 +146,17 @@ function Panels({ status }: { status: Status }) {
     </div>
   );
 }
+
+const BUNDLES: Column<Row>[] = [
+  { title: 'Bundle', cell: (row) => <code class="id">{String(row.bundleId).slice(0, 16)}</code>, rowHeader: true },
+  { title: 'Generated', cell: (row) => String(row.generatedAt ?? '—') },
+  { title: 'Loaded', cell: (row) => String(row.loadedAt) },
+  {
+    title: 'View',
+    cell: (row) =>
+      row.live ? <StatusWord value="live" /> : row.queryable ? <a href={formatHash('search', { bundle: String(row.bundleId) })} data-testid="pin">view this bundle</a> : <span class="muted">no longer kept</span>,
+  },
+];
 
 const FRESHNESS: Column<Row>[] = [
   { title: 'Source', cell: (row) => <code class="id">{String(row.source)}</code>, attributes: { class: 'wrap' } },
