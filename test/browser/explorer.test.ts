@@ -4,8 +4,7 @@
  * events.jsonl, entities.jsonl) or, for the reference, from the router itself — never from
  * the API the pages read. Screenshots of each step go to screenshots/ (git-ignored).
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -15,6 +14,7 @@ import { withNewRows } from '../../generator/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { type Bundle, cycleOf, cycleOfInstant, expectedEntities, inScope, instantNanos, lastWins, newestFirst, readBundle } from '../support/expect.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { launch, openPage, screenshot, seriousViolations, type WatchedBrowser, type WatchedPage, watchedBrowser } from './browser.ts';
 import { actorsOf, expectedLabels, gridOf, obj, text } from '../support/killmail-labels.ts';
@@ -399,7 +399,7 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
     try {
       await writeNextExport(gw.bundleDir, next, { killmails: withNewRows('pinned') });
       await gw.loadNext(next);
-      const first = createHash('sha256').update(await readFile(path.join(gw.bundleDir, 'manifest.json'))).digest('hex');
+      const first = await bundleIdOf(gw.bundleDir);
       const inScope = (rows: BundleRow[]) => rows.filter((r) => r.environment === 'stillness').length;
       const [then, now] = [inScope(killmails), inScope(lastWins(await readAllRows(next, 'killmails.jsonl'), (r) => r.id))];
       expect(now).toBeGreaterThan(then);

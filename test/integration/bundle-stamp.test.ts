@@ -7,7 +7,6 @@
  * before the next bundle's rows. Expected ids are the manifests' own: the SHA-256 of each
  * bundle's `manifest.json` and its `generatedAt`.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { withNewRows } from '../../generator/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { readAllRows } from '../../generator/read-bundle.ts';
 import { openSse } from '../../harness/sse.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
@@ -23,8 +23,8 @@ let work: string;
 
 /** What a bundle directory's answers must name: its manifest's hash and `generatedAt`. */
 async function stampOf(dir: string): Promise<{ bundleId: string; bundleGeneratedAt: string }> {
-  const bytes = await readFile(path.join(dir, 'manifest.json'));
-  return { bundleId: createHash('sha256').update(bytes).digest('hex'), bundleGeneratedAt: nanos(JSON.parse(bytes.toString('utf8')).generatedAt) };
+  const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8'));
+  return { bundleId: await bundleIdOf(dir), bundleGeneratedAt: nanos(manifest.generatedAt) };
 }
 
 /** An RFC 3339 UTC instant as the API writes every instant: nine fractional digits. */

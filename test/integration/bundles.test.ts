@@ -5,7 +5,6 @@
  * (its cursor keeps it), answers 410 for A naming the oldest kept bundle, 404 for a bundle never
  * loaded, 400 for a malformed id and on a stream. Expected values come from each bundle's files.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { writeNextExport } from '../../generator/next-export.ts';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { expectedCounts } from '../../harness/bundle-counts.ts';
 import { expectError } from '../support/expect.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
@@ -22,18 +22,17 @@ let work: string;
 /** A, B, C: directory and bundle id (the SHA-256 of its manifest.json). */
 const bundles: { dir: string; id: string }[] = [];
 
-const idOf = async (dir: string) => createHash('sha256').update(await readFile(path.join(dir, 'manifest.json'))).digest('hex');
 const json = async (dir: string, file: string) => JSON.parse(await readFile(path.join(dir, file), 'utf8'));
 
 beforeAll(async () => {
   gw = await startTestGateway({ name: 'bundles', scale: 1, seed: 29, env: { KEEP_GENERATIONS: '2' } });
   work = await mkdtemp(path.join(tmpdir(), 'bundles-'));
-  bundles.push({ dir: gw.bundleDir, id: await idOf(gw.bundleDir) });
+  bundles.push({ dir: gw.bundleDir, id: await bundleIdOf(gw.bundleDir) });
   for (const tag of ['b', 'c']) {
     const dir = path.join(work, tag);
     await writeNextExport(bundles.at(-1)!.dir, dir, { killmails: withNewRows(tag), events: withNewRows(tag) });
     await gw.loadNext(dir);
-    bundles.push({ dir, id: await idOf(dir) });
+    bundles.push({ dir, id: await bundleIdOf(dir) });
   }
 }, 300_000);
 

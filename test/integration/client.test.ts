@@ -6,8 +6,7 @@
  * another route is the API's error as the client's one error class. Expectations come from the
  * bundle files.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { withNewRows } from '../../generator/new-rows.ts';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
 import { RegistryError, createRegistryClient } from '../../packages/client/src/index.ts';
 import { byteCompare, instantNanos, lastWins, newestFirst } from '../support/expect.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
@@ -149,7 +149,7 @@ describe('a mirror and a subscriber across loads', () => {
     expect(connections).toBeGreaterThanOrEqual(4);
     expect(streamed).toEqual(expected);
     // Told each bundle its rows came from, once and in order: the first (from the headers), then each load's.
-    const manifestIds = await Promise.all(bundles.map(async (dir) => createHash('sha256').update(await readFile(path.join(dir, 'manifest.json'))).digest('hex')));
+    const manifestIds = await Promise.all(bundles.map(bundleIdOf));
     expect(named).toEqual(manifestIds);
   }, 180_000);
 });

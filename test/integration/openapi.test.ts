@@ -7,8 +7,7 @@
  *   document's schemas (Ajv, JSON Schema 2020-12, formats checked).
  * Record ids come from the bundle files.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -16,6 +15,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { readAllRows } from '../../generator/read-bundle.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { type TestGateway, startTestGateway } from '../support/gateway.ts';
 import { expectedBattles } from '../support/battles.ts';
 
@@ -78,7 +78,7 @@ beforeAll(async () => {
   const entity = entities.find((r) => [facts, relations, sources].every((counts) => (counts.get(r.id) ?? 0) >= 2))!;
   const typeId = entities.map((r) => r.environment === 'stillness' && /:type:(\d+)$/.exec(r.id)?.[1]).find(Boolean);
   // The bundle loaded: the SHA-256 of its manifest (`{bundleId}`, and the value of `bundle=`).
-  bundleId = createHash('sha256').update(await readFile(path.join(gw.bundleDir, 'manifest.json'))).digest('hex');
+  bundleId = await bundleIdOf(gw.bundleDir);
   const ids: Record<string, string> = {
     events: await first('events.jsonl'),
     killmails: await first('killmails.jsonl'),

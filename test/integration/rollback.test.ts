@@ -3,7 +3,6 @@
  * follower that then waits for a newer bundle), two followers on one cluster loading a bundle
  * once, and SIGTERM in the middle of a load leaving nothing half-built behind.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { LoadError } from '../../loader/errors.ts';
 import { follow } from '../../loader/follow.ts';
 import { type LoadOptions, loadBundle } from '../../loader/load-bundle.ts';
 import { rollback } from '../../loader/rollback.ts';
+import { bundleIdOf } from '../support/bundle-id.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
 const cycleStarts = parseCycleStarts('5=2026-03-11T09:00:00Z,6=2026-06-25T09:00:00Z');
@@ -142,7 +142,7 @@ describe('followers', () => {
     expect(checks).toHaveLength(2);
     expect(checks[0]).toMatch(/: loaded: /);
     expect(checks[1]).toMatch(/: loaded: /);
-    expect((await live(prefix))!.bundleId).toBe(createHash('sha256').update(await readFile(path.join(bundles.c!, 'manifest.json'))).digest('hex'));
+    expect((await live(prefix))!.bundleId).toBe(await bundleIdOf(bundles.c!));
   });
 
   it('shows on /metrics the last check, the last load, the live bundle\'s generatedAt and the lag to live', async () => {
