@@ -229,8 +229,11 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   }
 
   async function fetchLive(): Promise<GenerationDoc | undefined> {
+    // No live alias is "nothing loaded yet" only until this gateway has seen a generation: after
+    // that it is a failure (a node's view of the cluster, a prefix deleted), answered 503 and
+    // logged with Elasticsearch's reason like any other.
     const response = await timed(META_INDEX, () =>
-      client.search<GenerationDoc>({ index: aliasName(prefix, META_INDEX), size: 1 }, { ignore: [404] }),
+      client.search<GenerationDoc>({ index: aliasName(prefix, META_INDEX), size: 1 }, { ignore: lastLive ? [] : [404] }),
     );
     lastLive = response.hits?.hits[0]?._source;
     return lastLive;

@@ -1,14 +1,20 @@
 /**
  * When there is nothing to serve: a cluster with no generation loaded (ready = degraded 503,
- * lists = 503 `unavailable` with Retry-After), a cluster that does not answer (503), and one
- * that answers too late (504). Health never depends on Elasticsearch; no ES text leaks.
+ * lists = 503 `unavailable` with Retry-After), a cluster that does not answer (503), one that
+ * answers too late (504), and a live alias gone after a generation was served (503, logged with
+ * Elasticsearch's reason). Health never depends on Elasticsearch; no ES text leaks.
  */
 import { type Server, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { freePort } from '../../scripts/elasticsearch.ts';
-import { uniquePrefix } from '../support/elasticsearch.ts';
+import type { Client } from '@elastic/elasticsearch';
+import { META_INDEX, aliasName, indexName } from '../../src/indices/generation.ts';
+import { LIVE_CACHE_MS } from '../../src/search/search-service.ts';
+import { testClient, uniquePrefix } from '../support/elasticsearch.ts';
+import { type TestGateway, startTestGateway } from '../support/gateway.ts';
+import { type LogCapture, captureLog } from '../support/log-capture.ts';
 
 const get = async (base: string, route: string) => {
   const res = await fetch(`${base}${route}`);
@@ -82,5 +88,39 @@ describe('Elasticsearch unreachable or too slow', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('the live alias gone after a generation was served', () => {
+  let gw: TestGateway;
+  let log: LogCapture;
+  let es: Client;
+  beforeAll(async () => {
+    log = captureLog();
+    gw = await startTestGateway({ name: 'alias-gone', scale: 1, seed: 5, env: { LOG_LEVEL: 'warn' }, logDestination: log.destination });
+    es = testClient();
+  }, 300_000);
+  afterAll(async () => {
+    await gw?.close();
+    await es?.close();
+  });
+
+  it('answers 503 unavailable with Retry-After, logs why, and serves again once it is back', async () => {
+    expect((await gw.get('/v1/entities?limit=1')).status).toBe(200);
+    const alias = aliasName(gw.prefix, META_INDEX);
+    const index = indexName(gw.prefix, META_INDEX, gw.load.generation);
+    await es.indices.deleteAlias({ index, name: alias });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
+      const gone = await gw.get('/v1/entities?limit=1');
+      expect(gone.status).toBe(503);
+      expect(gone.body.error.code).toBe('unavailable');
+      expect(gone.headers.get('retry-after')).not.toBeNull();
+      expect(log.find('elasticsearch request failed').map((line) => line.es?.type)).toContain('index_not_found_exception');
+    } finally {
+      await es.indices.putAlias({ index, name: alias });
+    }
+    await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
+    expect((await gw.get('/v1/entities?limit=1')).status).toBe(200);
   });
 });
