@@ -43,9 +43,20 @@ export interface BulkOutcome<T> {
   successful: number;
   /** 409s: superseded by a later line of the same id. */
   superseded: number;
-  /** The first document refused, when one was (nothing more was sent then). */
-  refused?: { item: T; reason: string };
+  /**
+   * The first document refused, when one was (nothing more was sent then); `transient` when the
+   * refusal is the cluster's rather than the row's (see `refusedByCluster`).
+   */
+  refused?: { item: T; reason: string; transient: boolean };
 }
+
+/**
+ * Whether an item's refusal says nothing of its row: the index or a shard copy was not there
+ * for the node that took it (404 `index_not_found` from a node behind the master's view, 503
+ * `unavailable_shards`, a 5xx of a node leaving) or it timed out. A row Elasticsearch cannot
+ * take is a 400 (its mapping refuses a value).
+ */
+export const refusedByCluster = (status: number): boolean => status === 404 || status === 408 || status >= 500;
 
 type ItemResult = { status: number; error?: { type?: string; reason?: string } };
 
@@ -71,7 +82,7 @@ export async function sendBulk<T extends BulkItem>(client: Client, items: AsyncI
       if (status < 300) outcome.successful += 1;
       else if (status === 409) outcome.superseded += 1;
       else if (status === 429 && attempt < retries) again.push(documents[i]!);
-      else outcome.refused ??= { item: documents[i]!, reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}` };
+      else outcome.refused ??= { item: documents[i]!, reason: error ? `${error.type}: ${error.reason ?? ''}` : `status ${status}`, transient: refusedByCluster(status) };
     });
     if (again.length && !outcome.refused) {
       await new Promise((resolve) => setTimeout(resolve, retryMs * 2 ** attempt));

@@ -123,7 +123,11 @@ export async function loadFile(job: FileJob, source: (rows: RowItems, stream: Ch
   const fault: { error?: Error } = {};
   const sent = await sendBulk(client, untilFault(read.items, file, fault), { index, flushBytes, concurrency, slots, signal });
   if (fault.error instanceof RebuildInstead) throw fault.error;
-  if (sent.refused) throw new LoadError(`Elasticsearch refused the row (${sent.refused.reason})`, { file: file.path, line: sent.refused.item.line });
+  if (sent.refused) {
+    const { reason, item, transient } = sent.refused;
+    // A refusal of the cluster's (a node behind the master, a shard moving) fails the load, not the bundle: the next check tries again.
+    throw new LoadError(transient ? `Elasticsearch could not take the row (${reason})` : `Elasticsearch refused the row (${reason})`, { file: file.path, line: item.line, transient });
+  }
   if (fault.error) throw fault.error;
   checkIntegrity(file, stream.integrity());
   if (sent.successful + sent.superseded !== rows.written) {

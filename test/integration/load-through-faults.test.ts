@@ -7,7 +7,10 @@
  *   loads in flight at a master kill failed so);
  * - a count from a copy that was cut off before the writes (it answers 0): asked again, of
  *   another copy; a count still wrong fails the load as transient, so a follower tries the bundle
- *   again rather than refusing it for good (one partition cost a publication so).
+ *   again rather than refusing it for good (one partition cost a publication so);
+ * - rows a node could not take because, to it, the new index did not exist yet (the 60-minute
+ *   rehearsal, during a master cut off): transient too, where a row Elasticsearch refuses (400)
+ *   refuses the bundle (loader.test).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingMessage, type Server, createServer, request } from 'node:http';
@@ -25,8 +28,12 @@ import { entities } from '../../src/indices/entities.ts';
 import { createClient } from '../../src/search/client.ts';
 import { deleteIndices, testClient, uniquePrefix } from '../support/elasticsearch.ts';
 
-/** What the proxy does with one request: pass it, lose ES's answer (cut the client's connection), or answer a count of 0. */
-type Plant = 'pass' | 'lose' | 'zero';
+/**
+ * What the proxy does with one request: pass it, lose ES's answer (cut the client's connection),
+ * answer a count of 0, or answer a bulk request's every item 404 `index_not_found` (a node behind
+ * the master's view of a new index).
+ */
+type Plant = 'pass' | 'lose' | 'zero' | 'unindexed';
 
 /** Forwards every request to Elasticsearch, but as `plant` says; every planted request is noted. */
 function faultyProxy(target: string, plant: (req: IncomingMessage) => Plant): Promise<{ url: string; planted: string[]; server: Server }> {
@@ -39,6 +46,17 @@ function faultyProxy(target: string, plant: (req: IncomingMessage) => Plant): Pr
       if (what === 'lose') {
         answer.resume();
         answer.on('end', () => req.socket.destroy());
+        return;
+      }
+      if (what === 'unindexed') {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { items: Record<string, { status: number }>[] };
+          const error = { type: 'index_not_found_exception', reason: 'no such index' };
+          const items = body.items.map((item) => Object.fromEntries(Object.keys(item).map((action) => [action, { status: 404, error }])));
+          res.writeHead(200, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' }).end(JSON.stringify({ errors: true, items }));
+        });
         return;
       }
       if (what === 'zero') {
@@ -125,6 +143,16 @@ describe('an index counted on a copy that missed the writes', () => {
     const summary = await load(client, 'recount');
     expect(planted.filter((p) => p.startsWith('zero'))).toHaveLength(2);
     expect(summary.status).toBe('loaded');
+  });
+
+  it('fails a load whose rows a node could not take (no such index, to it) as transient, not as a refused bundle', async () => {
+    let left = 1;
+    const { client, planted } = await faultyClient((req) => (/\/_bulk/.test(req.url!) && left-- > 0 ? 'unindexed' : 'pass'));
+    const error = await load(client, 'unindexed').catch((e: unknown) => e);
+    expect(planted.some((p) => p.startsWith('unindexed'))).toBe(true);
+    expect(error).toBeInstanceOf(LoadError);
+    expect((error as LoadError).message).toMatch(/could not take the row \(index_not_found_exception: no such index\)/);
+    expect((error as LoadError).transient).toBe(true);
   });
 
   it('fails the load as transient (tried again), never as a refused bundle, when every ask is wrong', async () => {

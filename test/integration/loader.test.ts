@@ -44,6 +44,8 @@ async function expectRefused(dir: string, pattern: RegExp): Promise<void> {
   const error = await loadBundle(dir, options({ force: true })).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(LoadError);
   expect((error as LoadError).message).toMatch(pattern);
+  // The bundle's fault: a follower does not try it again.
+  expect((error as LoadError).transient).toBe(false);
   expect(await liveGenerationId()).toBe(before);
   // Nothing half-built is left: only kept generations have indices.
   const indices = Object.keys((await client.indices.get({ index: `${prefix}-*` })) ?? {});
