@@ -93,6 +93,9 @@ export interface SearchService {
 /** A kept generation, as the bundle routes and pinned reads need it. */
 export type KeptGeneration = Pick<GenerationDoc, 'generation' | 'bundleId' | 'loadedAt'>;
 
+/** Kept generation documents held at once (each for LIVE_CACHE_MS): cursors and pins of a few generations at a time. */
+const KEPT_DOCS_CACHED = 64;
+
 /** Kept generations read at most (a loader keeps KEEP_GENERATIONS: config/loader.ts bounds it below this). */
 const MAX_KEPT = 1000;
 
@@ -288,13 +291,35 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   const goneCursor = () =>
     ApiError.badParameter('cursor', 'This cursor belongs to an index generation that is no longer served. Start again from the first page.');
 
-  /** A kept (not live) generation's document: read each time, since a later load may drop it. */
-  async function generationDoc(generation: string): Promise<GenerationDoc> {
+  /**
+   * A kept (not live) generation's document, reused for as long as the live one is (a later load
+   * may drop it: a read of a generation dropped meanwhile fails as its searches do). Every page of
+   * a cursor or a pinned `bundle=` asks for it: read once a second, not once a page.
+   */
+  const keptDocs = new LRUCache<string, Promise<GenerationDoc>>({ max: KEPT_DOCS_CACHED, ttl: liveCacheMs });
+  function generationDoc(generation: string): Promise<GenerationDoc> {
+    let doc = keptDocs.get(generation);
+    if (!doc) {
+      doc = timed(META_INDEX, () => client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] })).then((response) => {
+        if (!response.found || !response._source) throw goneCursor();
+        return response._source;
+      });
+      doc.catch(() => keptDocs.delete(generation));
+      keptDocs.set(generation, doc);
+    }
+    return doc;
+  }
+  /** The kept generations, reused as the live one is (every pinned read asks). */
+  let keptCache: { at: number; value: Promise<KeptGeneration[]> } | undefined;
+
+  async function readKept(): Promise<KeptGeneration[]> {
     const response = await timed(META_INDEX, () =>
-      client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] }),
+      client.search<KeptGeneration>(
+        { index: `${prefix}-${META_INDEX}-*`, size: MAX_KEPT, sort: [{ generation: 'desc' }], _source: ['generation', 'bundleId', 'loadedAt'], ignore_unavailable: true },
+        { ignore: [404] },
+      ),
     );
-    if (!response.found || !response._source) throw goneCursor();
-    return response._source;
+    return (response.hits?.hits ?? []).flatMap((hit) => (hit._source ? [hit._source] : []));
   }
 
   const counts = new LRUCache<string, Count>({ maxSize: COUNT_CACHE_BYTES, sizeCalculation: (_, key) => key.length + 64 });
@@ -435,14 +460,13 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const response = await timed(STATE_INDEX, () => client.get<T>({ index: `${prefix}-${STATE_INDEX}`, id }, { ignore: [404] }));
       return response.found ? response._source : undefined;
     },
-    async kept() {
-      const response = await timed(META_INDEX, () =>
-        client.search<KeptGeneration>(
-          { index: `${prefix}-${META_INDEX}-*`, size: MAX_KEPT, sort: [{ generation: 'desc' }], _source: ['generation', 'bundleId', 'loadedAt'], ignore_unavailable: true },
-          { ignore: [404] },
-        ),
-      );
-      return (response.hits?.hits ?? []).flatMap((hit) => (hit._source ? [hit._source] : []));
+    kept() {
+      const now = Date.now();
+      if (keptCache && now - keptCache.at <= liveCacheMs) return keptCache.value;
+      const value = readKept();
+      keptCache = { at: now, value };
+      value.catch(() => (keptCache = undefined));
+      return value;
     },
     async bundleRecords({ bundleId, limit, after, whole = false }) {
       const response = await timed(BUNDLES_INDEX, () =>
