@@ -8,7 +8,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startServer } from '../../src/server.ts';
 import { withNewRows } from '../../generator/new-rows.ts';
 import { writeNextExport } from '../../generator/next-export.ts';
 import { type BundleRow, readAllRows } from '../../generator/read-bundle.ts';
@@ -113,6 +116,41 @@ describe('bundle= on read routes', () => {
     const file = await fetch(`${gw.url}/v1/bundles/${b.id}/exports/manifest.json`);
     expect(file.status).toBe(200);
     expect(Buffer.from(await file.arrayBuffer()).equals(await readFile(path.join(b.dir, 'manifest.json')))).toBe(true);
+  });
+
+  it('sends Elasticsearch what a read of the live bundle sends, and no lookup per page', async () => {
+    // A gateway of its own, reaching Elasticsearch through a proxy that counts what it is sent.
+    let sent = 0;
+    const proxy = createServer((req, res) => {
+      sent += 1;
+      const forward = request(new URL(req.url!, inject('esUrl')), { method: req.method, headers: req.headers, agent: false }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const config = { ...gw.config, esUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, responseCacheBytes: undefined };
+    const counted = await startServer(config, config.esUrl);
+    try {
+      const b = bundles[1]!;
+      /** Elasticsearch requests for 20 pages of each kind, distinct pages (nothing answered from a cache). */
+      const cost = async (pin: string) => {
+        await fetch(`${counted.url}/v1/killmails?cycles=all&limit=1${pin}`).then((r) => r.arrayBuffer());
+        sent = 0;
+        for (let i = 2; i <= 21; i += 1) expect((await fetch(`${counted.url}/v1/killmails?cycles=all&limit=${i}${pin}`)).status).toBe(200);
+        return sent;
+      };
+      const live = await cost('');
+      const pinned = await cost(`&bundle=${b.id}`);
+      // The lookups of the kept generations and of B's document are made once a second at most (as the live one's).
+      expect(live).toBeGreaterThanOrEqual(20);
+      expect(pinned).toBeLessThanOrEqual(live + 4);
+    } finally {
+      await counted.close();
+      proxy.close();
+    }
   });
 
   it('answers 410 for a bundle no longer kept naming the oldest kept, 404 for one never loaded, 400 for a bad id and on a stream', async () => {
