@@ -28,6 +28,7 @@
  * the fault that preceded it, and prints the seed so that a run can be replayed.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
@@ -88,6 +89,8 @@ await mkdir(records, { recursive: true });
 /** Each gateway's log (its warnings: why it answered an error), kept beside the run's history, across restarts. */
 const gatewayLog = (i: number) => path.join(records, `${seed}-gateway-${i}.log`);
 await Promise.all([0, 1].map((i) => rm(gatewayLog(i), { force: true })));
+/** Everything the follower wrote (each load's steps and figures, each failure whole), across its restarts. */
+const followerLog = createWriteStream(path.join(records, `${seed}-follower.log`));
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping = false;
 // A rejection nobody awaited (a bug of the run's own clients) ends the run as a failure, and
@@ -167,6 +170,7 @@ let follower: ChildProcess | undefined;
 function startFollower(): void {
   follower = spawnFollower(source, env, {
     onLine: (line) => {
+      followerLog.write(`${new Date().toISOString()} pid ${follower?.pid} ${line}\n`);
       if (/loaded|error|refused|failed/i.test(line)) log(`follower: ${line.trim().slice(0, 160)}`);
     },
   });
@@ -699,6 +703,7 @@ try {
     violations,
     history: file,
     gatewayLogs: [0, 1].map(gatewayLog),
+    followerLog: followerLog.path,
   };
   console.log(JSON.stringify(summary, null, 2));
   if (violations.length) {
