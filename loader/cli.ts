@@ -54,6 +54,7 @@ function loadOptions(config: Readonly<LoaderConfig>, client: ReturnType<typeof c
     currentCycle: config.currentCycle,
     replicas: config.esReplicas,
     keep: config.keepGenerations,
+    keepHours: config.keepHours,
     tombstoneDays: config.tombstoneDays,
     shardTargetBytes: config.shardTargetBytes,
     minShards: config.minShards,

@@ -171,14 +171,15 @@ async function prefixIndices(client: Client, prefix: string): Promise<string[]> 
 
 /**
  * Keeps `first` (the live generation, then the one it replaced) and the newest others up to
- * `keep` in all, and deletes the rest: their documents, and every index of this prefix that no
+ * `keep` in all, and any loaded less than `keepHours` ago, and deletes the rest: their documents, and every index of this prefix that no
  * kept generation reads (which also sweeps what a load that crashed left behind). Returns the
  * generations dropped.
  */
-export async function pruneGenerations(client: Client, prefix: string, first: readonly string[], keep: number): Promise<GenerationDoc[]> {
+export async function pruneGenerations(client: Client, prefix: string, first: readonly string[], keep: number, keepHours?: number, now = Date.now()): Promise<GenerationDoc[]> {
   const docs = await generationDocs(client, prefix);
   const ranked = [...first.flatMap((id) => docs.filter((d) => d.generation === id)), ...docs.filter((d) => !first.includes(d.generation))];
-  const kept = ranked.slice(0, Math.max(1, keep));
+  const young = (d: GenerationDoc) => keepHours !== undefined && now - Date.parse(d.loadedAt) < keepHours * 3_600_000;
+  const kept = ranked.filter((d, i) => i < Math.max(1, keep) || young(d));
   const keptIds = new Set(kept.map((d) => d.generation));
   const needed = new Set(kept.flatMap((d) => indicesOf(prefix, d)));
   const unused = (await prefixIndices(client, prefix)).filter((index) => !needed.has(index));

@@ -66,6 +66,8 @@ export interface LoadOptions {
   replicas?: number;
   /** Generations kept, the live one included (default: as with KEEP_GENERATIONS unset, the live one and the one before). */
   keep?: number;
+  /** Hours a generation stays kept after its load beyond `keep` (KEEP_HOURS; default: by count alone). */
+  keepHours?: number;
   /** Days the rows that left and changed are kept for `include=removed` and 410s (TOMBSTONE_DAYS). */
   tombstoneDays?: number;
   /** Bytes of JSONL per primary shard (default: as with ES_SHARD_TARGET_GB unset). */
@@ -593,7 +595,7 @@ async function makeLive(run: LoadRun, doc: GenerationDoc, keep: number): Promise
   await client.index({ index: indexName(prefix, META_INDEX, run.generation), id: run.generation, document: doc, refresh: true });
   await swapAliases(client, prefix, doc);
   await recordBundle(client, prefix, doc);
-  const dropped = await pruneGenerations(client, prefix, [run.generation, ...(run.live ? [run.live.generation] : [])], keep);
+  const dropped = await pruneGenerations(client, prefix, [run.generation, ...(run.live ? [run.live.generation] : [])], keep, run.options.keepHours);
   for (const old of dropped) await removeExportDir(old.exportDir ?? exportDirOf(dataDir, prefix, old.generation));
   const kept = await generationDocs(client, prefix);
   await pruneLineIndices(run.lineDir, new Set(kept.flatMap((d) => Object.values(d.indices ?? {}))));

@@ -3,7 +3,7 @@
  * the machine, and what it follows. The defaults are exported for loads started without these
  * settings (`npm start`'s served bundle, tests), so they are declared here only.
  */
-import { duration, int, scaled, text } from './parse.ts';
+import { duration, int, orOff, scaled, text } from './parse.ts';
 import { type Setting, read, section } from './setting.ts';
 
 /** The live generation and the one before it, for `--rollback`. */
@@ -44,6 +44,13 @@ export const loader = section({
     default: DEFAULT_KEEP_GENERATIONS,
     parse: int(1, 100),
     meaning: 'generations a load keeps, the live one included: the one it replaced stays first in line for `--rollback`; each kept one answers reads pinned with `bundle=`',
+    readBy,
+  },
+  keepHours: {
+    env: 'KEEP_HOURS',
+    default: 'off',
+    parse: orOff(int(1, 24 * 365)),
+    meaning: 'hours a generation stays kept after its load, beyond the newest `KEEP_GENERATIONS` (`bundle=` reads it meanwhile); `off`: by count alone. A kept generation costs the disk of the indices it built or updated (an index no row of changed is the previous one, shared); see *Loading bundles*',
     readBy,
   },
   tombstoneDays: {

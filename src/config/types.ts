@@ -82,6 +82,8 @@ export interface Config {
   // Bytes, though the setting counts KB.
   streamBufferBytes: number;
   keepGenerations: number;
+  // Undefined: generations are kept by count alone.
+  keepHours: number | undefined;
   tombstoneDays: number;
   esReplicas: number;
   // Bytes, though the setting counts GB.

@@ -72,7 +72,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   });
   const client = createClient(esUrl, 120_000);
   const source = options.publish ? await options.publish(bundleDir) : bundleDir;
-  const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, keep: config.keepGenerations, store: options.store });
+  const load = await loadBundle(source, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, keep: config.keepGenerations, keepHours: config.keepHours, store: options.store });
   const running = await startServer(config, options.gatewayEsUrl ?? esUrl, { logDestination: options.logDestination });
   return {
     url: running.url,
@@ -81,7 +81,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     config,
     load,
     async loadNext(next, { store } = {}) {
-      const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, keep: config.keepGenerations, store });
+      const summary = await loadBundle(next, { client, prefix, dataDir: config.dataDir, cycleStarts: config.cycleStarts, currentCycle: config.currentCycle, minShards: config.minShards, keep: config.keepGenerations, keepHours: config.keepHours, store });
       await new Promise((resolve) => setTimeout(resolve, LIVE_CACHE_MS + 100));
       for (let waited = 0; waited < LIVE_CACHE_MS + WARM_MAX_MS + 2000; waited += 50) {
         const ready = await fetch(`${running.url}/v1/ready`).then((r) => r.json()).catch(() => undefined);
