@@ -55,6 +55,17 @@ export class ApiError extends Error {
     return new ApiError('gone', `${what} was removed from the registry at ${removedAt}.`, 410, { removedAt });
   }
 
+  /** A bundle never loaded here (`parameter`: where it was named). */
+  static bundleNotFound(bundleId: string, parameter?: string): ApiError {
+    return new ApiError('not_found', `No bundle ${bundleId} was loaded here (see /v1/bundles).`, 404, parameter === undefined ? undefined : { parameter });
+  }
+
+  /** A bundle loaded here and no longer kept: `oldestKept` names the oldest that is. */
+  static bundleGone(bundleId: string, parameter: string, oldestKept: string | undefined): ApiError {
+    const oldest = oldestKept === undefined ? '' : `; the oldest kept is ${oldestKept}`;
+    return new ApiError('gone', `Bundle ${bundleId} is no longer kept here${oldest}.`, 410, { parameter, ...(oldestKept !== undefined && { oldestKept }) });
+  }
+
   static methodNotAllowed(allow: string): ApiError {
     return new ApiError('method_not_allowed', 'Method not allowed.', 405, undefined, { Allow: allow });
   }

@@ -54,7 +54,7 @@ export function bundleRoutes(router: AppRouter, deps: RouteDeps): void {
     const bundleId = ctx.params.bundleId!;
     const [live, kept, { loads }] = await Promise.all([search.live(), search.kept(), search.bundleRecords({ bundleId, limit: 1, whole: true })]);
     const newest = loads[0]?.record;
-    if (!newest) throw new ApiError('not_found', `No bundle ${bundleId} was loaded here (see /v1/bundles).`, 404);
+    if (!newest) throw ApiError.bundleNotFound(bundleId);
     const load = loadOf(newest, kept, live);
     // Its operations documents are the generation's: there while it is kept.
     const ops = load.queryable ? (await requestReader(ctx, search, newest.generation)).generation.ops : null;

@@ -61,13 +61,12 @@ export async function requestReader(ctx: AppContext, search: SearchService, gene
  * bundle record knows but no kept generation holds: 410, naming the oldest bundle kept; one
  * never loaded here: 404.
  */
-export async function pinnedGeneration(search: SearchService, bundleId: string): Promise<string> {
+export async function pinnedGeneration(search: SearchService, bundleId: string, parameter = 'bundle'): Promise<string> {
   const kept = await search.kept();
   const found = kept.find((k) => k.bundleId === bundleId);
   if (found) return found.generation;
-  if ((await search.bundleRecords({ bundleId, limit: 1 })).total === 0) throw new ApiError('not_found', `No bundle ${bundleId} was loaded here (see /v1/bundles).`, 404, { parameter: 'bundle' });
-  const oldest = kept.at(-1);
-  throw new ApiError('gone', `Bundle ${bundleId} is no longer kept here${oldest ? `; the oldest kept is ${oldest.bundleId}` : ''}.`, 410, { parameter: 'bundle', ...(oldest && { oldestKept: oldest.bundleId }) });
+  if ((await search.bundleRecords({ bundleId, limit: 1 })).total === 0) throw ApiError.bundleNotFound(bundleId, parameter);
+  throw ApiError.bundleGone(bundleId, parameter, kept.at(-1)?.bundleId);
 }
 
 /** Notes the generation an answer is read from: its ETag and response-cache key, and the bundle its `meta` and headers name. */

@@ -147,7 +147,7 @@ export function exportRoutes(router: AppRouter, deps: RouteDeps): void {
   route(router, '/v1/exports/:file', operation, async (ctx) => sendFile(ctx, store, await servedGeneration(deps.search, ctx.state.ticket)));
   const kept = { ...operation, summary: 'A file of a kept bundle (`queryable` in `/v1/bundles`)', mayBeGone: true } as const;
   route(router, '/v1/bundles/:bundleId/exports/:file', kept, async (ctx) => {
-    const generation = await pinnedGeneration(deps.search, ctx.params.bundleId!);
+    const generation = await pinnedGeneration(deps.search, ctx.params.bundleId!, 'bundleId');
     await sendFile(ctx, store, (await deps.search.reader(ctx.state.ticket, generation)).generation);
   });
 }
