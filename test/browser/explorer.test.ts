@@ -417,7 +417,7 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
       expect(await page.locator('[data-testid=pinned]').count()).toBe(1);
       // No live switch: nothing new comes to a kept bundle.
       expect(await page.locator('[data-testid=live-switch]').count()).toBe(0);
-      await screenshot(page, '07-pinned');
+      await screenshot(page, '11-pinned');
       await page.locator('[data-testid=unpin]').click();
       await page.waitForURL((url) => !url.hash.includes('bundle='));
       await expect.poll(() => page.locator('[data-testid=count]').getAttribute('data-count')).toBe(String(now));
