@@ -61,8 +61,8 @@ describe(`group_by over ${SHARDS} primary shards`, () => {
   it('loads every index with that many primary shards', async () => {
     const client = createClient(inject('esUrl'));
     const settings = await client.indices.getSettings({ index: `${gw.prefix}-*`, name: 'index.number_of_shards' });
-    // The generation's indices; the changes record, the generation documents and the loader's state are the loader's own.
-    const counts = Object.entries(settings).filter(([name]) => !/-(changes-[a-z_]+-[0-9a-f]+|state|meta-\d+-[0-9a-f]+)$/.test(name)).map(([, s]) => Number(s.settings?.index?.number_of_shards));
+    // The generation's indices; the changes record, the generation documents, the bundle record and the loader's state are the loader's own.
+    const counts = Object.entries(settings).filter(([name]) => !/-(changes-[a-z_]+-[0-9a-f]+|state|bundles|meta-\d+-[0-9a-f]+)$/.test(name)).map(([, s]) => Number(s.settings?.index?.number_of_shards));
     expect(counts.length).toBeGreaterThan(5);
     expect(new Set(counts)).toEqual(new Set([SHARDS]));
     await client.close();
