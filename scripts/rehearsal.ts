@@ -294,8 +294,9 @@ const agentFor = (address: string) => new ClientAgent(address);
  * second try's included, is recorded as lost.
  */
 async function get(client: string, agent: ClientAgent, url: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const requestId = `${client}-${(sentBy.get(client) ?? 0) + 1}`;
-  sentBy.set(client, Number(requestId.slice(client.length + 1)));
+  const sent = (sentBy.get(client) ?? 0) + 1;
+  sentBy.set(client, sent);
+  const requestId = `${client}-${sent}`;
   const first = await getOnce(client, agent, url, requestId);
   if (!first.retry) return first;
   record({ kind: 'answer', client, path: new URL(url).pathname, status: 0, error: 'closed while idle: sent again', gateway: gatewayOf(url), sent: first.sent, requestId });

@@ -23,9 +23,17 @@ export const bundleOf = (generation: Pick<GenerationDoc, 'bundleId' | 'generated
 export const BUNDLE_ID_HEADER = 'Registry-Bundle-Id';
 export const BUNDLE_GENERATED_AT_HEADER = 'Registry-Bundle-Generated-At';
 
+/** Those headers' fields for `bundle` (a bundle whose manifest names no `generatedAt` has only its id). */
+export function bundleHeaderFields(bundle: BundleStamp): Record<string, string> {
+  return { [BUNDLE_ID_HEADER]: bundle.bundleId, ...(bundle.generatedAt && { [BUNDLE_GENERATED_AT_HEADER]: bundle.generatedAt }) };
+}
+
+/** The fields that name `bundle` in `meta` and in a stream's `bundle` event. */
+export const bundleFields = (bundle: BundleStamp): Pick<Meta, 'bundleId' | 'bundleGeneratedAt'> => ({ bundleId: bundle.bundleId, bundleGeneratedAt: bundle.generatedAt });
+
 /** `meta` of an answer read from `bundle`: the service's, then the bundle's. */
 export function stampedMeta(meta: Meta, bundle: BundleStamp | undefined): Meta {
-  return bundle ? { ...meta, bundleId: bundle.bundleId, bundleGeneratedAt: bundle.generatedAt } : meta;
+  return bundle ? { ...meta, ...bundleFields(bundle) } : meta;
 }
 
 export function createMeta(registry: string): Meta {

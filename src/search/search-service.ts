@@ -20,6 +20,7 @@ import { BUNDLES_INDEX, type BundleRecord, bundlesIndex } from '../indices/bundl
 import type { Count } from '../query/cursor.ts';
 import type { SearchBody } from '../query/list.ts';
 import { toApiError } from './errors.ts';
+import { reusedFor } from './reused-for.ts';
 import { type RawPage, rawHits } from './raw-hits.ts';
 import { HotRequests } from './hot-requests.ts';
 
@@ -206,7 +207,6 @@ export const WARM_MAX_MS = 2000;
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
   const { client, prefix, observe, onError, liveCacheMs = LIVE_CACHE_MS, warmRequests = WARM_REQUESTS, admission } = options;
-  let cached: { at: number; value: Promise<GenerationDoc | undefined> } | undefined;
   let lastLive: GenerationDoc | undefined;
   /** The generation requests read; the live one once it is warmed. */
   let served: GenerationDoc | undefined;
@@ -242,15 +242,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return lastLive;
   }
 
-  function live(): Promise<GenerationDoc | undefined> {
-    const now = Date.now();
-    if (!cached || now - cached.at > liveCacheMs) {
-      const value = fetchLive();
-      cached = { at: now, value };
-      value.catch(() => (cached = undefined));
-    }
-    return cached.value.then(adopt);
-  }
+  const liveDoc = reusedFor(liveCacheMs, 1, fetchLive);
+  const live = (): Promise<GenerationDoc | undefined> => liveDoc('').then(adopt);
 
   /** The generation to serve, given the live one: a new one once warmed (see WARM_REQUESTS). */
   function adopt(latest: GenerationDoc | undefined): GenerationDoc | undefined {
@@ -296,21 +289,13 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
    * may drop it: a read of a generation dropped meanwhile fails as its searches do). Every page of
    * a cursor or a pinned `bundle=` asks for it: read once a second, not once a page.
    */
-  const keptDocs = new LRUCache<string, Promise<GenerationDoc>>({ max: KEPT_DOCS_CACHED, ttl: liveCacheMs });
-  function generationDoc(generation: string): Promise<GenerationDoc> {
-    let doc = keptDocs.get(generation);
-    if (!doc) {
-      doc = timed(META_INDEX, () => client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] })).then((response) => {
-        if (!response.found || !response._source) throw goneCursor();
-        return response._source;
-      });
-      doc.catch(() => keptDocs.delete(generation));
-      keptDocs.set(generation, doc);
-    }
-    return doc;
-  }
+  const generationDoc = reusedFor(liveCacheMs, KEPT_DOCS_CACHED, async (generation) => {
+    const response = await timed(META_INDEX, () => client.get<GenerationDoc>({ index: indexName(prefix, META_INDEX, generation), id: generation }, { ignore: [404] }));
+    if (!response.found || !response._source) throw goneCursor();
+    return response._source;
+  });
   /** The kept generations, reused as the live one is (every pinned read asks). */
-  let keptCache: { at: number; value: Promise<KeptGeneration[]> } | undefined;
+  const kept = reusedFor(liveCacheMs, 1, readKept);
 
   async function readKept(): Promise<KeptGeneration[]> {
     const response = await timed(META_INDEX, () =>
@@ -460,14 +445,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const response = await timed(STATE_INDEX, () => client.get<T>({ index: `${prefix}-${STATE_INDEX}`, id }, { ignore: [404] }));
       return response.found ? response._source : undefined;
     },
-    kept() {
-      const now = Date.now();
-      if (keptCache && now - keptCache.at <= liveCacheMs) return keptCache.value;
-      const value = readKept();
-      keptCache = { at: now, value };
-      value.catch(() => (keptCache = undefined));
-      return value;
-    },
+    kept: () => kept(''),
     async bundleRecords({ bundleId, limit, after, whole = false }) {
       const response = await timed(BUNDLES_INDEX, () =>
         client.search<BundleRecord>(

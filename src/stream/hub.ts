@@ -27,7 +27,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
-import { BUNDLE_GENERATED_AT_HEADER, BUNDLE_ID_HEADER, bundleOf } from '../http/envelope.ts';
+import { bundleFields, bundleHeaderFields, bundleOf } from '../http/envelope.ts';
 import type { GenerationDoc } from '../indices/generation.ts';
 import { INSTANT_MIN, toInstant } from '../time/instant.ts';
 import { type ListQuery, toListBody } from '../query/list.ts';
@@ -234,8 +234,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
   function announce(stream: Stream, generation: GenerationDoc): void {
     if (stream.bundle === generation.bundleId) return;
     stream.bundle = generation.bundleId;
-    const { bundleId, generatedAt } = bundleOf(generation);
-    write(stream, Buffer.from(`event: bundle\ndata: ${JSON.stringify({ bundleId, bundleGeneratedAt: generatedAt })}\n\n`));
+    write(stream, Buffer.from(`event: bundle\ndata: ${JSON.stringify(bundleFields(bundleOf(generation)))}\n\n`));
   }
 
   /** Sends the rows of `page` after the stream's position: the whole shared buffer, or its tail. */
@@ -408,7 +407,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
         'X-Accel-Buffering': 'no',
-        ...(bundle && { [BUNDLE_ID_HEADER]: bundle.bundleId, ...(bundle.generatedAt && { [BUNDLE_GENERATED_AT_HEADER]: bundle.generatedAt }) }),
+        ...(bundle && bundleHeaderFields(bundle)),
       });
       res.socket?.setNoDelay(true);
       write(stream, Buffer.from(`retry: ${RETRY_MS}\n\n`));

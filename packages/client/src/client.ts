@@ -62,7 +62,13 @@ export interface StreamOptions {
   /** Comment lines (`live`: the stream has sent what it caught up on and joins the live rows). */
   onComment?: (text: string) => void;
   /** The bundle the rows after it come from: the stream's first (its `Registry-Bundle-Id` header), then each other one (a load went live, a reconnect found another). */
-  onBundle?: (bundle: { bundleId: string; bundleGeneratedAt: string | null }) => void;
+  onBundle?: (bundle: BundleNamed) => void;
+}
+
+/** A bundle as a stream names it (its `bundle` events, its headers). */
+export interface BundleNamed {
+  bundleId: string;
+  bundleGeneratedAt: string | null;
 }
 
 /** A row of a stream, and the id to resume after it. */
@@ -161,11 +167,12 @@ export class RegistryClient {
             if (message.data === undefined) continue;
             // A named event is not a row: `bundle` says where the rows after it come from.
             if (message.event === 'bundle') {
-              const named = JSON.parse(message.data) as { bundleId: string; bundleGeneratedAt: string | null };
+              const named = JSON.parse(message.data) as BundleNamed;
               bundle = named.bundleId;
               onBundle?.(named);
+            } else if (message.event === undefined || message.event === 'message') {
+              yield { id: last!, row: JSON.parse(message.data) as StreamRow<P> };
             }
-            else if (message.event === undefined || message.event === 'message') yield { id: last!, row: JSON.parse(message.data) as StreamRow<P> };
           }
         } catch (error) {
           if (signal?.aborted) throw error;

@@ -5,15 +5,12 @@
  * the generation it read (`ctx.state.bundle`). An event stream writes its own (src/stream/hub.ts).
  */
 import type { Middleware } from 'koa';
-import { BUNDLE_GENERATED_AT_HEADER, BUNDLE_ID_HEADER } from '../envelope.ts';
+import { bundleHeaderFields } from '../envelope.ts';
 import type { CachingState } from './caching.ts';
 
 export function bundleHeaders(): Middleware<CachingState> {
   return async (ctx, next) => {
     await next();
-    const bundle = ctx.state.bundle;
-    if (!bundle) return;
-    ctx.set(BUNDLE_ID_HEADER, bundle.bundleId);
-    if (bundle.generatedAt) ctx.set(BUNDLE_GENERATED_AT_HEADER, bundle.generatedAt);
+    if (ctx.state.bundle) ctx.set(bundleHeaderFields(ctx.state.bundle));
   };
 }
