@@ -69,4 +69,25 @@ describe('sseMessages', () => {
       { hasId: false, lastEventId: 'ok', data: 'd' },
     ]);
   });
+
+  it('ends a read that waits on a quiet body once its signal aborts, with the signal’s reason, and lets the body go', async () => {
+    // A body that sends one event and then nothing, and is never errored: what Node's fetch leaves
+    // a client reading when it is aborted after the answer came.
+    let cancelled: unknown;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('data: first\n\n')),
+      cancel: (reason) => void (cancelled = reason),
+    });
+    const stop = new AbortController();
+    const got: SseMessage[] = [];
+    const reading = (async () => {
+      for await (const message of sseMessages(body, undefined, stop.signal)) got.push(message);
+    })();
+    // Aborted while the next read waits.
+    setTimeout(() => stop.abort(new Error('stopped by the reader')), 20);
+    await expect(reading).rejects.toThrow('stopped by the reader');
+    expect(got).toEqual([{ hasId: false, data: 'first' }]);
+    expect(cancelled).toBeInstanceOf(Error);
+    expect(body.locked).toBe(false);
+  });
 });

@@ -161,7 +161,7 @@ export class RegistryClient {
       }
       if (body) {
         try {
-          for await (const message of sseMessages(body, onComment)) {
+          for await (const message of sseMessages(body, onComment, signal)) {
             if (message.retry !== undefined) reconnectMs = message.retry;
             if (message.hasId) last = message.lastEventId;
             if (message.data === undefined) continue;

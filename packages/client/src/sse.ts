@@ -19,8 +19,13 @@ export interface SseMessage {
   retry?: number;
 }
 
-/** The events of a stream's body, in order; comments (`: live`, keep-alives) go to `onComment`. */
-export async function* sseMessages(body: ReadableStream<Uint8Array>, onComment?: (text: string) => void): AsyncGenerator<SseMessage> {
+/**
+ * The events of a stream's body, in order; comments (`: live`, keep-alives) go to `onComment`.
+ * An abort of `signal` ends a read that is waiting, with the signal's reason: Node's fetch does not
+ * always error a body it is aborted after (seen on a quiet stream read through a reader), and such
+ * a read would wait until the server ends the stream.
+ */
+export async function* sseMessages(body: ReadableStream<Uint8Array>, onComment?: (text: string) => void, signal?: AbortSignal): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let buffer = '';
   let lastEventId: string | undefined;
@@ -28,9 +33,13 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>, onComment?:
   let fields = 0;
   const reader = body.getReader();
   let finished = false;
+  const stop = () => void reader.cancel(signal!.reason).catch(() => {});
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     for (;;) {
+      signal?.throwIfAborted();
       const { done, value } = await reader.read();
+      signal?.throwIfAborted();
       finished = done;
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       const lineEnd = /\r\n|\n|\r/g;
@@ -67,6 +76,7 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>, onComment?:
       if (done) return;
     }
   } finally {
+    signal?.removeEventListener('abort', stop);
     // A reader that stops early closes the connection.
     if (!finished) await reader.cancel().catch(() => {});
     reader.releaseLock();
