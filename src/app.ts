@@ -17,6 +17,7 @@ import { entityRoutes } from './routes/entities.ts';
 import { eventRoutes } from './routes/events.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { bundleRoutes } from './routes/bundles.ts';
+import { changeRoutes } from './routes/changes.ts';
 import { killmailRoutes } from './routes/killmails.ts';
 import { battleRoutes } from './routes/battles.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -40,7 +41,7 @@ import type { ResponseCache } from './http/response-cache.ts';
 import { staticPages } from './http/static.ts';
 
 /** Route families, each in its own module under src/routes (streams before the detail routes that would take `stream` for an id). */
-const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, streamRoutes, eventRoutes, killmailRoutes, battleRoutes, provenanceRoutes, resolveRoutes, opsRoutes, bundleRoutes, exportRoutes, openApiRoutes];
+const ROUTE_FAMILIES = [serviceRoutes, entityRoutes, autocompleteRoutes, currentRoutes, streamRoutes, eventRoutes, killmailRoutes, battleRoutes, provenanceRoutes, resolveRoutes, opsRoutes, bundleRoutes, changeRoutes, exportRoutes, openApiRoutes];
 
 /** Every route of the API on one router (the root and OpenAPI documents are written from it). */
 export function createRouter(deps: RouteDeps): AppRouter {

@@ -57,7 +57,7 @@ export class ApiError extends Error {
 
   /** A bundle never loaded here (`parameter`: where it was named). */
   static bundleNotFound(bundleId: string, parameter?: string): ApiError {
-    return new ApiError('not_found', `No bundle ${bundleId} was loaded here (see /v1/bundles).`, 404, parameter === undefined ? undefined : { parameter });
+    return new ApiError('not_found', `No bundle ${bundleId}${parameter === undefined ? '' : ` (\`${parameter}\`)`} was loaded here (see /v1/bundles).`, 404, parameter === undefined ? undefined : { parameter });
   }
 
   /** A bundle loaded here and no longer kept: `oldestKept` names the oldest that is. */

@@ -29,6 +29,9 @@ export const INDICES = [
 
 export type IndexName = (typeof INDICES)[number]['name'];
 
+/** The indices a bundle file feeds, in load order: what `/v1/changes` compares (battle_kills is derived from killmails). */
+export const CHANGE_COLLECTIONS = INDICES.filter((d) => d.derive === undefined).map((d) => d.name) as IndexName[];
+
 /** The four operational documents of a bundle: key in the generation document → file names (project spelling first). */
 export const OPS_DOCUMENTS = {
   freshness: ['ops_freshness.json'],

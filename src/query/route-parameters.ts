@@ -9,9 +9,11 @@
  */
 import { DEFAULT_DOWNLOAD_MAX_ROWS } from '../config.ts';
 import { KILLMAIL_LABELS } from '../indices/killmail-labels.ts';
+import { CHANGE_COLLECTIONS } from '../indices/all.ts';
 import { ApiError } from '../errors.ts';
 import { GAP_MINUTES } from '../indices/battle-kills.ts';
-import { type Values, headerParameter, pathParameter, queryParameter } from './parameters.ts';
+import { type Values, headerParameter, literalPattern, pathParameter, queryParameter } from './parameters.ts';
+import { CHANGE_KINDS } from './changes.ts';
 import { type TimeBound, toTimeBound } from './time-range.ts';
 import { CYCLE, CYCLES, type CycleScope, scopeOf } from './scope.ts';
 
@@ -316,3 +318,30 @@ export const EXPORT_HEADERS = [
     expects: 'content codings',
   }),
 ] as const;
+
+/** `/v1/changes`: the two bundles compared. */
+export const FROM_BUNDLE = queryParameter('from', {
+  description: 'The bundle compared from (a kept `bundleId` of `/v1/bundles`). Default: the bundle kept before `to`.',
+  schema: { type: 'string', pattern: BUNDLE_ID_PATTERN },
+  expects: BUNDLE_ID_EXPECTS,
+});
+
+export const TO_BUNDLE = queryParameter('to', {
+  description: 'The bundle compared to (a kept `bundleId`, loaded after `from`). Default: the live bundle.',
+  schema: { type: 'string', pattern: BUNDLE_ID_PATTERN },
+  expects: BUNDLE_ID_EXPECTS,
+});
+
+/** A `|` list of names from a closed set: each member one of `names` (a 400 naming the parameter otherwise). */
+const namesOf = <const Name extends string, const N extends string>(name: Name, names: readonly N[], description: string) => {
+  const one = `(?:${names.map(literalPattern).join('|')})`;
+  return queryParameter(name, {
+    description: `${description} One of ${names.map((n) => `\`${n}\``).join(', ')}; several separated by \`|\`.`,
+    schema: { type: 'string', pattern: `^${one}(?:\\|${one})*$` },
+    expects: `${names.join(', ')}, or several of them separated by |`,
+    convert: (text) => [...new Set(text.split('|'))] as N[],
+  });
+};
+
+export const CHANGE_COLLECTION = namesOf('collection', CHANGE_COLLECTIONS, 'Only the changes of these collections (index names: `facts`, `relations`, …).');
+export const CHANGE = namesOf('change', CHANGE_KINDS, 'Only changes of these kinds.');

@@ -417,6 +417,18 @@ export const SCHEMAS = {
     endpoints: texts('Every route, `{param}` for path parameters.'),
   }),
   Bundle: closed(BUNDLE_FIELDS),
+  Change: {
+    type: 'object',
+    properties: {
+      collection: text('The index the row belongs to, as `collection=` names it (`entities`, `facts`, `relations`, …).'),
+      id: text("The row's id (facts: `<entityId>:<key>:<sourceId>`; relations: their key)."),
+      change: { enum: ['added', 'changed', 'removed'] },
+      before: { type: ['object', 'null'], description: 'The row as `from` held it (`changed`, `removed`): its exported line.' },
+      after: { type: ['object', 'null'], description: 'The row as `to` holds it (`added`, `changed`): its exported line.' },
+    },
+    required: ['collection', 'id', 'change'],
+    additionalProperties: false,
+  },
   BundleDetail: closed({
     ...BUNDLE_FIELDS,
     manifest: { type: 'object', description: "The bundle's `manifest.json`." },

@@ -87,8 +87,8 @@ describe('/v1/openapi.json', () => {
     for (const { path, get } of operations()) {
       const content = Object.keys(get.responses[200].content ?? {});
       const takesFormat = get.parameters.some((p: Json) => p.name === 'format');
-      // `/v1/bundles` pages the bundle record, not an index's rows: no file of it.
-      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined && path !== '/v1/bundles';
+      // `/v1/bundles` pages the bundle record, and `/v1/changes` a merge of two generations, not an index's rows: no file of them.
+      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined && path !== '/v1/bundles' && path !== '/v1/changes';
       expect(takesFormat, path).toBe(isList);
       if (path.endsWith('/exports/{file}')) continue;
       expect(content.includes('text/csv'), path).toBe(isList);
@@ -110,7 +110,8 @@ describe('/v1/openapi.json', () => {
     for (const { path, get } of operations()) {
       const statuses = Object.keys(get.responses);
       expect(statuses, path).toEqual(expect.arrayContaining(['200', '400', '429', '431', '500']));
-      const pins = get.parameters.some((p: Json) => p.name === 'bundle');
+      // A route naming bundles (`bundle=`, `/v1/changes`' `from` and `to`) answers 404 and 410 for them.
+      const pins = get.parameters.some((p: Json) => ['bundle', 'from', 'to'].includes(p.name));
       expect(statuses.includes('404'), path).toBe(path.includes('{') || path.startsWith('/v1/ops/') || pins);
       if (pins) expect(statuses, path).toContain('410');
       expect(statuses.includes('416'), path).toBe(path.endsWith('/exports/{file}'));

@@ -1454,6 +1454,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every row added, changed or removed between two kept bundles
+         * @description Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. A page reads at most 10000 ids of each bundle, so it may hold fewer than `limit` changes (even none) and still have a `nextCursor`; `meta.count` is the changes found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
+         */
+        get: operations["getV1Changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/exports/{file}": {
         parameters: {
             query?: never;
@@ -1556,6 +1576,10 @@ export interface components {
                     groupsErrorBound?: number;
                 };
             };
+            /** @description `/v1/changes`: the bundle compared from. */
+            from?: string;
+            /** @description `/v1/changes`: the bundle compared to. */
+            to?: string;
             /**
              * Format: date-time
              * @description Events and killmails: every row first held by a load up to this instant is in the generation this page was read from; never earlier than the `since_indexed` asked. Pass it as `since_indexed` on the next poll.
@@ -2162,6 +2186,18 @@ export interface components {
             live: boolean;
             /** @description Its generation is kept: `bundle=` answers from it (KEEP_GENERATIONS keeps the newest loads). */
             queryable: boolean;
+        };
+        Change: {
+            /** @description The index the row belongs to, as `collection=` names it (`entities`, `facts`, `relations`, …). */
+            collection: string;
+            /** @description The row's id (facts: `<entityId>:<key>:<sourceId>`; relations: their key). */
+            id: string;
+            /** @enum {unknown} */
+            change: "added" | "changed" | "removed";
+            /** @description The row as `from` held it (`changed`, `removed`): its exported line. */
+            before?: Record<string, never> | null;
+            /** @description The row as `to` holds it (`added`, `changed`): its exported line. */
+            after?: Record<string, never> | null;
         };
         BundleDetail: {
             /** @description The bundle: the SHA-256 of its `manifest.json` (or its publish pointer's `bundleId`); `bundle=` on any read route pins the answer to it while it is kept. */
@@ -8742,6 +8778,74 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getV1Changes: {
+        parameters: {
+            query?: {
+                /** @description The bundle compared from (a kept `bundleId` of `/v1/bundles`). Default: the bundle kept before `to`. */
+                from?: string;
+                /** @description The bundle compared to (a kept `bundleId`, loaded after `from`). Default: the live bundle. */
+                to?: string;
+                /** @description Only the changes of these collections (index names: `facts`, `relations`, …). One of `entities`, `sources`, `facts`, `relations`, `entity_sources`, `source_artefacts`, `current_entities`, `current_relations`, `killmails`, `events`, `chain_objects`; several separated by `|`. */
+                collection?: string;
+                /** @description Only changes of these kinds. One of `added`, `changed`, `removed`; several separated by `|`. */
+                change?: string;
+                /** @description Rows per page: a positive integer, default 50; values above 200 count as 200. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags the client holds: a match answers 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Change"][];
+                        meta: components["schemas"]["ListMeta"];
+                        /** @description Present when more rows follow: the `cursor` of the next page. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Not modified: the conditional GET matched. */
+            304: {
+                headers: {
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
