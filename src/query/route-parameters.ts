@@ -345,3 +345,6 @@ const namesOf = <const Name extends string, const N extends string>(name: Name, 
 
 export const CHANGE_COLLECTION = namesOf('collection', CHANGE_COLLECTIONS, 'Only the changes of these collections (index names: `facts`, `relations`, …).');
 export const CHANGE = namesOf('change', CHANGE_KINDS, 'Only changes of these kinds.');
+
+export const TRIBE = exactFilter('tribe', 'Only the memberships of these tribes (entity ids).', ['tribe:stillness:98000001']);
+export const CHARACTER = exactFilter('character', 'Only the memberships of these characters (entity ids).', ['character:stillness:2112000041']);

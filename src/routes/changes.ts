@@ -5,6 +5,8 @@
  * `to` holds it, each its exported line. Collections in load order, ids in keyword order within
  * each; computed by merging the two generations' documents in id order (src/query/changes.ts), so
  * it is exact on any number of shards and needs no record beyond the generations kept.
+ * `/v1/memberships` is the same merge over `belongs_to` pairs (character, tribe): who joined a
+ * tribe and who left it between the two.
  *
  * A page reads at most SCAN_BATCHES batches of each generation: where few rows changed, a page can
  * hold fewer than `limit` (even none) and still have a `nextCursor`. The cursor holds both
@@ -18,14 +20,13 @@ import { ROW_HASH, type Row } from '../indices/description.ts';
 import { ApiError } from '../errors.ts';
 import { CHANGE_KINDS, type Change, type ChangeKind, type Line, comparedThrough, mergeBatches } from '../query/changes.ts';
 import { cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
-import { CHANGE, CHANGE_COLLECTION, CURSOR, DEFAULT_LIMIT, FROM_BUNDLE, LIMIT, TO_BUNDLE } from '../query/route-parameters.ts';
+import { CHANGE, CHANGE_COLLECTION, CHARACTER, CURSOR, DEFAULT_LIMIT, FROM_BUNDLE, LIMIT, TO_BUNDLE, TRIBE } from '../query/route-parameters.ts';
 import type { Reader } from '../search/search-service.ts';
-import { type AppRouter, type RouteDeps, metaOf, noteRead, pinnedGeneration } from './context.ts';
+import { type AppContext, type AppRouter, type RouteDeps, metaOf, noteRead, pinnedGeneration } from './context.ts';
 import { listMeta } from './list-request.ts';
 import { list, route } from './operation.ts';
 import { ref } from './records.ts';
 
-const PATH = '/v1/changes';
 /** Ids read of each generation at a time. */
 const BATCH = 1_000;
 /** Batches of each generation one page reads at most: the cost of a page over rows that did not change. */
@@ -68,81 +69,139 @@ async function rowsOf(reader: Reader, index: IndexName, ids: string[]): Promise<
   return new Map(response.hits.hits.map((hit) => [String(hit.fields?.id?.[0]), hit._source!.row]));
 }
 
+/** One batch of a generation's keys after `after` in part `part` (a collection), and whether the part may hold more. */
+type BatchReader = (reader: Reader, part: number, after: string | undefined) => Promise<{ lines: Line[]; full: boolean }>;
+
 /**
- * The changes after `position`, at most `limit` of the kinds asked, reading at most SCAN_BATCHES
- * batches a collection; where the next page starts (undefined: every collection was read).
+ * The changes after `position` among `parts` parts read by `read`, at most `limit` of the kinds
+ * asked, reading at most SCAN_BATCHES batches; where the next page starts (undefined: all read).
  */
-async function changesAfter(from: Reader, to: Reader, collections: readonly IndexName[], kinds: ReadonlySet<ChangeKind>, position: Position, limit: number) {
-  const found: (Change & { collection: IndexName })[] = [];
-  let { collection, after } = position;
+async function changesAfter(from: Reader, to: Reader, parts: number, read: BatchReader, kinds: ReadonlySet<ChangeKind>, position: Position, limit: number) {
+  const found: (Change & { part: number })[] = [];
+  let { collection: part, after } = position;
   let batches = 0;
-  while (collection < collections.length) {
-    const index = collections[collection]!;
-    const [a, b] = await Promise.all([batchOf(from, index, after), batchOf(to, index, after)]);
+  while (part < parts) {
+    const [a, b] = await Promise.all([read(from, part, after), read(to, part, after)]);
     batches += 1;
     const through = comparedThrough(a.lines, a.full, b.lines, b.full);
     for (const change of mergeBatches(a.lines, b.lines, through)) {
       if (!kinds.has(change.change)) continue;
-      found.push({ ...change, collection: index });
-      if (found.length === limit) return { found, next: { collection, after: change.id } };
+      found.push({ ...change, part });
+      if (found.length === limit) return { found, next: { collection: part, after: change.id } };
     }
     if (through === undefined) {
-      collection += 1;
+      part += 1;
       after = undefined;
     } else after = through;
-    if (batches === SCAN_BATCHES && collection < collections.length) return { found, next: { collection, after } };
+    if (batches === SCAN_BATCHES && part < parts) return { found, next: { collection: part, after } };
   }
   return { found, next: undefined };
 }
 
+/** Between the two parts of a membership's key (no id holds it): its bytes sort a pair as Elasticsearch sorts the two fields. */
+const PAIR = '\u0000';
+
+/**
+ * One batch of `belongs_to` pairs (character, tribe) under `filter`, each pair once however many
+ * sources state it: sorted by the two fields, with no id to break ties, so that `search_after` a
+ * pair skips every other relation of that pair (which only says the pair again).
+ */
+async function pairsOf(reader: Reader, filter: estypes.QueryDslQueryContainer[], after: string | undefined): Promise<{ lines: Line[]; full: boolean }> {
+  const response = await reader.search('relations', {
+    size: BATCH,
+    _source: false,
+    track_total_hits: false,
+    query: { bool: { filter } },
+    sort: [{ subjectEntityId: 'asc' }, { objectEntityId: 'asc' }],
+    docvalue_fields: ['subjectEntityId', 'objectEntityId'],
+    ignore_unavailable: true,
+    ...(after !== undefined && { search_after: after.split(PAIR) }),
+  });
+  const hits = response.hits.hits as estypes.SearchHit[];
+  const keys = hits.map((hit) => `${String(hit.fields?.subjectEntityId?.[0])}${PAIR}${String(hit.fields?.objectEntityId?.[0])}`);
+  const lines = keys.filter((key, i) => key !== keys[i - 1]).map((id) => ({ id, hash: '' }));
+  return { lines, full: hits.length === BATCH };
+}
+
+/** The position a cursor of these routes holds, checked: the `from` generation, the part, the last key. */
+function positionOf(after: unknown[] | undefined, parts: number): { from: string; position: Position } | undefined {
+  if (after === undefined) return undefined;
+  const [from, part, key] = after as [unknown, unknown, unknown];
+  const valid = typeof from === 'string' && Number.isSafeInteger(part) && (part as number) >= 0 && (part as number) < parts && (typeof key === 'string' || key === null);
+  if (!valid) throw ApiError.badParameter('cursor', 'This cursor is not a position of this route. Start again from the first page.');
+  return { from, position: { collection: part as number, after: (key as string | null) ?? undefined } };
+}
+
 export function changeRoutes(router: AppRouter, deps: RouteDeps): void {
   const { search, config } = deps;
-  const operation = {
-    summary: 'Every row added, changed or removed between two kept bundles',
-    description:
-      'Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. ' +
-      `A page reads at most ${SCAN_BATCHES * BATCH} ids of each bundle, so it may hold fewer than \`limit\` changes (even none) and still have a \`nextCursor\`; \`meta.count\` is the changes found through this page, exact on the last. Both bundles must be kept (\`/v1/bundles\`, \`queryable\`).`,
-    query: [FROM_BUNDLE, TO_BUNDLE, CHANGE_COLLECTION, CHANGE, LIMIT, CURSOR],
-    answer: list(ref('Change')),
-    pins: false,
-    // A bundle never loaded here (404), or no longer kept (410).
-    mayBeMissing: true,
-    mayBeGone: true,
-  } as const;
-  route(router, PATH, operation, async (ctx, params) => {
-    const limit = params.limit ?? DEFAULT_LIMIT;
-    const collections = params.collection === undefined ? CHANGE_COLLECTIONS : CHANGE_COLLECTIONS.filter((c) => params.collection!.includes(c));
-    const kinds = new Set<ChangeKind>(params.change ?? CHANGE_KINDS);
-    const scope = cursorScope(PATH, { from: params.from, to: params.to, collection: params.collection, change: params.change });
+  const scanned = `A page reads at most ${SCAN_BATCHES * BATCH} keys of each bundle, so it may hold fewer than \`limit\` rows (even none) and still have a \`nextCursor\`; \`meta.count\` is the rows found through this page, exact on the last. Both bundles must be kept (\`/v1/bundles\`, \`queryable\`).`;
+  const common = { pins: false, mayBeMissing: true, mayBeGone: true } as const;
+
+  /**
+   * One page of what changed between the request's two bundles: the pair from the cursor or the
+   * parameters, the merge after the cursor's position, `render` turning the changes into rows.
+   */
+  async function changePage<T>(ctx: AppContext, params: { from?: string; to?: string; cursor?: string; limit?: number }, scope: string, parts: number, read: BatchReader, kinds: ReadonlySet<ChangeKind>, render: (found: (Change & { part: number })[], from: Reader, to: Reader) => Promise<T[]>) {
     const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, scope, config.cursorSecret);
-    const [fromGeneration, collection, after] = (cursor?.after ?? []) as [string?, number?, string?];
-    const position = cursor && typeof fromGeneration === 'string' && Number.isSafeInteger(collection) && collection! >= 0 && collection! < collections.length && (typeof after === 'string' || after === null);
-    if (cursor && !position) throw ApiError.badParameter('cursor', 'This cursor is not a position of /v1/changes. Start again from the first page.');
-    const generations = cursor ? { from: fromGeneration!, to: cursor.generation } : await pair(params.from, params.to);
+    const resumed = positionOf(cursor?.after, parts);
+    const generations = resumed ? { from: resumed.from, to: cursor!.generation } : await pair(params.from, params.to);
     const [from, to] = await Promise.all([search.reader(ctx.state.ticket, generations.from), search.reader(ctx.state.ticket, generations.to)]);
     noteRead(ctx, to.generation);
-    const { found, next } = await changesAfter(from, to, collections, kinds, { collection: collection ?? 0, after: after ?? undefined }, limit);
-    const before = new Map<IndexName, Map<string, Row>>();
-    const now = new Map<IndexName, Map<string, Row>>();
-    await Promise.all(
-      collections.map(async (index) => {
-        const here = found.filter((c) => c.collection === index);
-        const [was, is] = await Promise.all([rowsOf(from, index, here.filter((c) => c.change !== 'added').map((c) => c.id)), rowsOf(to, index, here.filter((c) => c.change !== 'removed').map((c) => c.id))]);
-        before.set(index, was);
-        now.set(index, is);
-      }),
-    );
-    const data = found.map(({ collection, id, change }) => ({
-      collection,
-      id,
-      change,
-      ...(change !== 'added' && { before: before.get(collection)!.get(id) ?? null }),
-      ...(change !== 'removed' && { after: now.get(collection)!.get(id) ?? null }),
-    }));
+    const { found, next } = await changesAfter(from, to, parts, read, kinds, resumed?.position ?? { collection: 0 }, params.limit ?? DEFAULT_LIMIT);
     const count = (cursor?.count?.value ?? 0) + found.length;
     const nextCursor = next && encodeCursor({ generation: to.generation.generation, after: [from.generation.generation, next.collection, next.after ?? null], count: { value: count, exact: false } }, scope, config.cursorSecret);
     const meta = listMeta(metaOf(ctx, deps), { value: count, exact: next === undefined }, { from: from.generation.bundleId, to: to.generation.bundleId });
-    ctx.body = toEnvelope(data, meta, nextCursor);
+    ctx.body = toEnvelope(await render(found, from, to), meta, nextCursor);
+  }
+
+  const changes = {
+    ...common,
+    summary: 'Every row added, changed or removed between two kept bundles',
+    description:
+      'Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. ' +
+      scanned,
+    query: [FROM_BUNDLE, TO_BUNDLE, CHANGE_COLLECTION, CHANGE, LIMIT, CURSOR],
+    answer: list(ref('Change')),
+  } as const;
+  route(router, '/v1/changes', changes, async (ctx, params) => {
+    const collections = params.collection === undefined ? CHANGE_COLLECTIONS : CHANGE_COLLECTIONS.filter((c) => params.collection!.includes(c));
+    const scope = cursorScope('/v1/changes', { from: params.from, to: params.to, collection: params.collection, change: params.change });
+    const read: BatchReader = (reader, part, after) => batchOf(reader, collections[part]!, after);
+    await changePage(ctx, params, scope, collections.length, read, new Set(params.change ?? CHANGE_KINDS), async (found, from, to) => {
+      const rows = await Promise.all(
+        collections.map(async (index, part) => {
+          const here = found.filter((c) => c.part === part);
+          return Promise.all([rowsOf(from, index, here.filter((c) => c.change !== 'added').map((c) => c.id)), rowsOf(to, index, here.filter((c) => c.change !== 'removed').map((c) => c.id))]);
+        }),
+      );
+      return found.map(({ part, id, change }) => ({
+        collection: collections[part]!,
+        id,
+        change,
+        ...(change !== 'added' && { before: rows[part]![0].get(id) ?? null }),
+        ...(change !== 'removed' && { after: rows[part]![1].get(id) ?? null }),
+      }));
+    });
+  });
+
+  const memberships = {
+    ...common,
+    summary: 'Who joined and who left a tribe between two kept bundles',
+    description:
+      "A character's `belongs_to` a tribe, by any source, in `to` and by none in `from` (`joined`), or the other way round (`left`); a new source of a membership already held is no change. By character, then tribe. Every environment. " +
+      scanned,
+    query: [FROM_BUNDLE, TO_BUNDLE, TRIBE, CHARACTER, LIMIT, CURSOR],
+    answer: list(ref('Membership')),
+  } as const;
+  route(router, '/v1/memberships', memberships, async (ctx, params) => {
+    const filter: estypes.QueryDslQueryContainer[] = [{ term: { predicate: 'belongs_to' } }, ...(params.tribe ? [{ terms: { objectEntityId: [...params.tribe] } }] : []), ...(params.character ? [{ terms: { subjectEntityId: [...params.character] } }] : [])];
+    const scope = cursorScope('/v1/memberships', { from: params.from, to: params.to, tribe: params.tribe, character: params.character });
+    await changePage(ctx, params, scope, 1, (reader, _part, after) => pairsOf(reader, filter, after), new Set<ChangeKind>(['added', 'removed']), async (found) =>
+      found.map(({ id, change }) => {
+        const [characterId, tribeId] = id.split(PAIR);
+        return { characterId, tribeId, change: change === 'added' ? 'joined' : 'left' };
+      }),
+    );
   });
 
   /** The generations of `from` and `to` (default: the bundle before the live one, and the live one); `from` must be the older. */

@@ -62,7 +62,7 @@ export const TAGS: { name: string; description: string; paths: RegExp }[] = [
   { name: 'killmails', description: "Killmails, by involvement, as resolved and as reported; battles; a character's, tribe's or system's activity.", paths: /^\/v1\/(killmails|battles|entities\/\{idOrSlug\}\/activity)/ },
   { name: 'operations', description: 'Operational documents of the ingest: freshness, cursors, coverage, gaps.', paths: /^\/v1\/ops\// },
   { name: 'exports', description: 'The files of the live export bundle.', paths: /^\/v1\/exports\// },
-  { name: 'bundles', description: 'Every bundle loaded here, each kept one readable with `bundle=` on any read route, and its files; what changed between two of them.', paths: /^\/v1\/(bundles|changes)/ },
+  { name: 'bundles', description: 'Every bundle loaded here, each kept one readable with `bundle=` on any read route, and its files; what changed between two of them, and who joined or left a tribe.', paths: /^\/v1\/(bundles|changes|memberships)/ },
   { name: 'meta', description: 'The service: about, health, readiness, metrics, this document.', paths: /^\/(v1(\/(health|ready|metrics|openapi\.json))?|metrics)?$/ },
 ];
 

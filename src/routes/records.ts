@@ -417,6 +417,11 @@ export const SCHEMAS = {
     endpoints: texts('Every route, `{param}` for path parameters.'),
   }),
   Bundle: closed(BUNDLE_FIELDS),
+  Membership: closed({
+    characterId: text('The character (entity id).'),
+    tribeId: text('The tribe (entity id).'),
+    change: { enum: ['joined', 'left'] },
+  }),
   Change: {
     type: 'object',
     properties: {

@@ -30,18 +30,23 @@ const RENAMED: Record<string, (row: BundleRow, tag: string) => BundleRow> = {
 };
 const renamed = (stem: string, row: BundleRow, tag: string) => (RENAMED[stem] ?? ((r, t) => ({ ...r, id: `${r.id}:${t}` })))(row, tag);
 
-/** Every file's next export: its second row and every 37th (from an offset) gone, its third and every 41st changed, its first and every 43rd copied under a new identity. */
+/** Every file's next export (and some characters in new tribes): its second row and every 37th (from an offset) gone, its third and every 41st changed, its first and every 43rd copied under a new identity. */
 function editsFor(tag: string, offset: number) {
   return Object.fromEntries(
     COLLECTIONS.map((stem) => [
       stem,
       async function* (rows: AsyncIterable<BundleRow>) {
         let i = 0;
+        let member = 0;
         for await (const row of rows) {
           i += 1;
+          // Memberships: every third `belongs_to` gone (its character leaves, unless another source says it too).
+          if (stem === 'relations' && row.predicate === 'belongs_to' && (member += 1) % 3 === offset % 3) continue;
           if (i === 2 || (i + offset) % 37 === 0) continue;
           yield i === 3 || (i + offset) % 41 === 0 ? { ...row, changedIn: tag } : row;
           if (i === 1 || (i + offset) % 43 === 0) yield renamed(stem, row, tag);
+          // And the character of the next one joins a tribe of this export's own.
+          if (stem === 'relations' && row.predicate === 'belongs_to' && member % 3 === (offset + 1) % 3) yield { ...row, objectEntityId: `tribe:stillness:${tag}${i}` };
         }
       },
     ]),
@@ -78,6 +83,24 @@ async function difference(fromDir: string, toDir: string): Promise<Change[]> {
   return out;
 }
 
+/** The (character, tribe) pairs a bundle's `belongs_to` relations state, by any source. */
+async function memberships(dir: string): Promise<Set<string>> {
+  const rows = await readAllRows(dir, 'relations.jsonl');
+  return new Set(rows.filter((r) => r.predicate === 'belongs_to').map((r) => JSON.stringify([r.subjectEntityId, r.objectEntityId])));
+}
+
+/** Who joined and who left between two bundles' files, by character then tribe (byte order). */
+async function membershipChanges(fromDir: string, toDir: string): Promise<{ characterId: string; tribeId: string; change: string }[]> {
+  const [was, is] = await Promise.all([memberships(fromDir), memberships(toDir)]);
+  const pairs = [...new Set([...was, ...is])].map((p) => JSON.parse(p) as [string, string]);
+  pairs.sort(([s1, o1], [s2, o2]) => byteCompare(s1, s2) || byteCompare(o1, o2));
+  return pairs.flatMap(([characterId, tribeId]) => {
+    const key = JSON.stringify([characterId, tribeId]);
+    if (was.has(key) === is.has(key)) return [];
+    return [{ characterId, tribeId, change: is.has(key) ? 'joined' : 'left' }];
+  });
+}
+
 let gw: TestGateway;
 let work: string;
 const bundles: { dir: string; id: string }[] = [];
@@ -100,16 +123,16 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** Every page of `/v1/changes?query`, and the meta of the last. */
-async function walk(query: string): Promise<{ changes: Change[]; pages: number; last: Record<string, unknown> }> {
+/** Every page of `route?query`, and the meta of the last. */
+async function walk(query: string, route = '/v1/changes'): Promise<{ changes: Change[]; pages: number; last: Record<string, unknown> }> {
   const changes: Change[] = [];
-  let res = await gw.get(`/v1/changes?${query}`);
+  let res = await gw.get(`${route}?${query}`);
   for (let pages = 1; ; pages += 1) {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     changes.push(...res.body.data);
     if (!res.body.nextCursor) return { changes, pages, last: res.body.meta };
     expect(res.body.meta.countIsExact).toBe(false);
-    res = await gw.get(`/v1/changes?${query}&cursor=${encodeURIComponent(res.body.nextCursor)}`);
+    res = await gw.get(`${route}?${query}&cursor=${encodeURIComponent(res.body.nextCursor)}`);
   }
 }
 
@@ -146,6 +169,21 @@ describe('/v1/changes', () => {
     const expected = (await difference(a!.dir, b!.dir)).filter((e) => ['facts', 'relations'].includes(e.collection) && e.change !== 'changed');
     expect(expected.length).toBeGreaterThan(0);
     expect(changes).toEqual(expected);
+  });
+
+  it('/v1/memberships: who joined and who left, by any source, equals the belongs_to pairs’ difference; tribe= keeps one tribe’s', async () => {
+    const [a, , c] = bundles;
+    const expected = await membershipChanges(a!.dir, c!.dir);
+    expect(expected.some((m) => m.change === 'joined') && expected.some((m) => m.change === 'left')).toBe(true);
+    const { changes, last } = await walk(`from=${a!.id}&to=${c!.id}&limit=3`, '/v1/memberships');
+    expect(changes).toEqual(expected);
+    expect(last).toMatchObject({ from: a!.id, to: c!.id, count: expected.length, countIsExact: true });
+    // A relation from a new source of a membership already held changed relations, not memberships.
+    const held = await memberships(a!.dir);
+    const newSource = (await difference(a!.dir, c!.dir)).some((x) => x.change === 'added' && x.collection === 'relations' && x.after?.predicate === 'belongs_to' && held.has(JSON.stringify([x.after.subjectEntityId, x.after.objectEntityId])));
+    expect(newSource).toBe(true);
+    const tribe = expected.find((m) => m.change === 'left')!.tribeId;
+    expect((await walk(`from=${a!.id}&to=${c!.id}&tribe=${encodeURIComponent(tribe)}`, '/v1/memberships')).changes).toEqual(expected.filter((m) => m.tribeId === tribe));
   });
 
   it('refuses bad pairs, unknown and malformed bundles, and a cursor of other filters', async () => {

@@ -1463,9 +1463,29 @@ export interface paths {
         };
         /**
          * Every row added, changed or removed between two kept bundles
-         * @description Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. A page reads at most 10000 ids of each bundle, so it may hold fewer than `limit` changes (even none) and still have a `nextCursor`; `meta.count` is the changes found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
+         * @description Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
          */
         get: operations["getV1Changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who joined and who left a tribe between two kept bundles
+         * @description A character's `belongs_to` a tribe, by any source, in `to` and by none in `from` (`joined`), or the other way round (`left`); a new source of a membership already held is no change. By character, then tribe. Every environment. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
+         */
+        get: operations["getV1Memberships"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2186,6 +2206,14 @@ export interface components {
             live: boolean;
             /** @description Its generation is kept: `bundle=` answers from it (KEEP_GENERATIONS keeps the newest loads). */
             queryable: boolean;
+        };
+        Membership: {
+            /** @description The character (entity id). */
+            characterId: string;
+            /** @description The tribe (entity id). */
+            tribeId: string;
+            /** @enum {unknown} */
+            change: "joined" | "left";
         };
         Change: {
             /** @description The index the row belongs to, as `collection=` names it (`entities`, `facts`, `relations`, …). */
@@ -8826,6 +8854,74 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Change"][];
+                        meta: components["schemas"]["ListMeta"];
+                        /** @description Present when more rows follow: the `cursor` of the next page. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Not modified: the conditional GET matched. */
+            304: {
+                headers: {
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    getV1Memberships: {
+        parameters: {
+            query?: {
+                /** @description The bundle compared from (a kept `bundleId` of `/v1/bundles`). Default: the bundle kept before `to`. */
+                from?: string;
+                /** @description The bundle compared to (a kept `bundleId`, loaded after `from`). Default: the live bundle. */
+                to?: string;
+                /** @description Only the memberships of these tribes (entity ids). Several values separated by `|` match any of them. */
+                tribe?: string;
+                /** @description Only the memberships of these characters (entity ids). Several values separated by `|` match any of them. */
+                character?: string;
+                /** @description Rows per page: a positive integer, default 50; values above 200 count as 200. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters). */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags the client holds: a match answers 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `meta.bundleId`: the bundle the answer was computed from. */
+                    "Registry-Bundle-Id"?: string;
+                    /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
+                    "Registry-Bundle-Generated-At"?: string;
+                    /** @description Quota policies (draft-ietf-httpapi-ratelimit-headers-11): `"default";q=<points>;w=<seconds>` per client, and `"downloads";q=<n>;qu="concurrent-requests"`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description `"default";r=<points left>;t=<seconds until the window renews>`; on exports `"downloads";r=<downloads left>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Membership"][];
                         meta: components["schemas"]["ListMeta"];
                         /** @description Present when more rows follow: the `cursor` of the next page. */
                         nextCursor?: string;
