@@ -390,15 +390,39 @@ describe.skipIf(!chromium)('the explorer in Chromium', () => {
   });
 
   // Last: it loads a second bundle, which every test above would read.
-  it('pins every page to a kept bundle from the status panel: the URL says so, links keep it, the way back unpins', async () => {
+  it('pins every page to a kept bundle from the status panel: the URL says so, links keep it, the way back unpins; a tribe shows who joined and left since', async () => {
     const next = await mkdtemp(path.join(tmpdir(), 'explorer-next-'));
     // A page of its own: the one above holds the bundle list of before the load in its HTTP cache (max-age).
     const watchedPin = await openPage(browser, gw.url);
     const before = page;
     page = watchedPin.page;
     try {
-      await writeNextExport(gw.bundleDir, next, { killmails: withNewRows('pinned') });
+      // And a tribe's first member leaves it, while the first member of another tribe moves to it.
+      const belongs = (await readAllRows(gw.bundleDir, 'relations.jsonl')).filter((r) => r.predicate === 'belongs_to');
+      const tribe = String(belongs[0]!.objectEntityId);
+      const joiner = belongs.find((r) => r.objectEntityId !== tribe)!;
+      await writeNextExport(gw.bundleDir, next, {
+        killmails: withNewRows('pinned'),
+        relations: async function* (rows) {
+          for await (const row of rows) {
+            if (row.predicate === 'belongs_to' && row.subjectEntityId === belongs[0]!.subjectEntityId && row.objectEntityId === tribe) continue;
+            const moves = row.predicate === 'belongs_to' && row.subjectEntityId === joiner.subjectEntityId && row.objectEntityId === joiner.objectEntityId;
+            yield moves ? { ...row, objectEntityId: tribe } : row;
+          }
+        },
+      });
       await gw.loadNext(next);
+      // Who joined and left the tribe, from the two bundles' files.
+      const pairs = async (dir: string) => new Set((await readAllRows(dir, 'relations.jsonl')).filter((r) => r.predicate === 'belongs_to' && r.objectEntityId === tribe).map((r) => String(r.subjectEntityId)));
+      const [was, is] = [await pairs(gw.bundleDir), await pairs(next)];
+      const changed = [...new Set([...was, ...is])].filter((c) => was.has(c) !== is.has(c)).map((c) => [c, is.has(c) ? 'joined' : 'left']);
+      expect(changed.map(([, change]) => change).sort()).toEqual(['joined', 'left']);
+      await open(`#/entities/${encodeURIComponent(tribe)}`);
+      await page.locator('[data-testid=memberships] ul').waitFor();
+      const shown = await page.locator('[data-testid=memberships] li').evaluateAll((items) => items.map((li) => [li.querySelector('a')!.textContent, li.getAttribute('data-change')]));
+      expect(shown.sort()).toEqual(changed.sort());
+      await open(`#/entities/${encodeURIComponent(tribe)}?bundle=${await bundleIdOf(gw.bundleDir)}`);
+      await expect.poll(() => page.locator('[data-testid=memberships]').innerText()).toContain('No earlier bundle');
       const first = await bundleIdOf(gw.bundleDir);
       const inScope = (rows: BundleRow[]) => rows.filter((r) => r.environment === 'stillness').length;
       const [then, now] = [inScope(killmails), inScope(lastWins(await readAllRows(next, 'killmails.jsonl'), (r) => r.id))];

@@ -40,7 +40,7 @@ const README_PARAMETERS = [
   // Battles, rows that left.
   'gap', 'include',
   // History.
-  'bundle',
+  'bundle', 'from', 'to', 'collection', 'change', 'tribe', 'character',
 ];
 
 let gw: TestGateway;
@@ -54,10 +54,21 @@ let next: string;
 beforeAll(async () => {
   // Scale 3: every list has a second page in some scope (for real cursors).
   gw = await startTestGateway({ name: 'openapi', scale: 3, seed: 1 });
-  // A second load of the same rows, an hour later: /v1/bundles has two pages of one, and every
+  // A second load an hour later, of the same rows but one character moved to another tribe:
+  // /v1/bundles has two pages of one, /v1/memberships two of one (a join, a departure), and every
   // `bundle=` below reads the first, kept, bundle rather than the live one.
   next = await mkdtemp(path.join(tmpdir(), 'openapi-next-'));
-  await writeNextExport(gw.bundleDir, next, {});
+  const tribes = [...new Set((await readAllRows(gw.bundleDir, 'relations.jsonl')).filter((r) => r.predicate === 'belongs_to').map((r) => String(r.objectEntityId)))];
+  await writeNextExport(gw.bundleDir, next, {
+    relations: async function* (rows) {
+      let moved = false;
+      for await (const row of rows) {
+        const moves: boolean = !moved && row.predicate === 'belongs_to' && row.objectEntityId === tribes[0];
+        moved ||= moves;
+        yield moves ? { ...row, objectEntityId: tribes[1] } : row;
+      }
+    },
+  });
   await gw.loadNext(next);
   doc = (await gw.get('/v1/openapi.json')).body;
   ajv = new Ajv2020({ strict: false, allErrors: true });

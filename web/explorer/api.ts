@@ -40,10 +40,12 @@ export function apiUrl(path: string, params: Params = {}): string {
 /**
  * `params` and, while the explorer is pinned to a bundle (route.ts `pinnedBundle`), `bundle`: on
  * every read of the index but a stream (a kept bundle has no new rows), the bundle routes
- * themselves and the root (the service's settings, which read no bundle).
+ * themselves, the root (the service's settings, which read no bundle) and the routes comparing
+ * two bundles (`/v1/changes`, `/v1/memberships`: they name theirs with `from` and `to`).
  */
 function pinned(path: string, params: Params): Params {
-  const bundle = path === '/v1' || path.endsWith('/stream') || path.startsWith('/v1/bundles') ? undefined : pinnedBundle();
+  const unpinned = path === '/v1' || path.endsWith('/stream') || path.startsWith('/v1/bundles') || path === '/v1/changes' || path === '/v1/memberships';
+  const bundle = unpinned ? undefined : pinnedBundle();
   return bundle ? { ...params, bundle } : params;
 }
 

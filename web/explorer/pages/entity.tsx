@@ -11,6 +11,7 @@ import { Facet } from '../components/facets.tsx';
 import { type Column, RowsTable } from '../components/rows-table.tsx';
 import { formatHash, hrefOf } from '../route.ts';
 import { ActivityPanel } from '../components/activity.tsx';
+import { MembershipsPanel } from '../components/memberships.tsx';
 import { ArtefactOpener, Value } from './record.tsx';
 
 const MAX_SECTION_ROWS = 2_000;
@@ -93,6 +94,7 @@ export function EntityPage({ id, params }: { id: string; params: Record<string, 
       <Identity entity={entity} />
       <ActorLinks entity={entity} />
       {['character', 'tribe', 'system'].includes(String(entity.entityType)) ? <ActivityPanel id={String(entity.id)} /> : null}
+      {entity.entityType === 'tribe' || entity.entityType === 'character' ? <MembershipsPanel id={String(entity.id)} entityType={entity.entityType} /> : null}
 
       <section aria-labelledby="facts-title">
         <h2 id="facts-title">
