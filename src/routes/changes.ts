@@ -135,7 +135,8 @@ function positionOf(after: unknown[] | undefined, parts: number): { from: string
 export function changeRoutes(router: AppRouter, deps: RouteDeps): void {
   const { search, config } = deps;
   const scanned = `A page reads at most ${SCAN_BATCHES * BATCH} keys of each bundle, so it may hold fewer than \`limit\` rows (even none) and still have a \`nextCursor\`; \`meta.count\` is the rows found through this page, exact on the last. Both bundles must be kept (\`/v1/bundles\`, \`queryable\`).`;
-  const common = { pins: false, mayBeMissing: true, mayBeGone: true } as const;
+  // A page is up to 2 × SCAN_BATCHES searches: charged as a search.
+  const common = { pins: false, mayBeMissing: true, mayBeGone: true, cost: 'search' } as const;
 
   /**
    * One page of what changed between the request's two bundles: the pair from the cursor or the
