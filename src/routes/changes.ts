@@ -151,7 +151,9 @@ export function changeRoutes(router: AppRouter, deps: RouteDeps): void {
     const { found, next } = await changesAfter(from, to, parts, read, kinds, resumed?.position ?? { collection: 0 }, params.limit ?? DEFAULT_LIMIT);
     const count = (cursor?.count?.value ?? 0) + found.length;
     const nextCursor = next && encodeCursor({ generation: to.generation.generation, after: [from.generation.generation, next.collection, next.after ?? null], count: { value: count, exact: false } }, scope, config.cursorSecret);
-    const meta = listMeta(metaOf(ctx, deps), { value: count, exact: next === undefined }, { from: from.generation.bundleId, to: to.generation.bundleId });
+    // The two ends with their instants: a row joined, changed or left between them.
+    const ends = { from: from.generation.bundleId, fromGeneratedAt: from.generation.generatedAt ?? null, to: to.generation.bundleId, toGeneratedAt: to.generation.generatedAt ?? null };
+    const meta = listMeta(metaOf(ctx, deps), { value: count, exact: next === undefined }, ends);
     ctx.body = toEnvelope(await render(found, from, to), meta, nextCursor);
   }
 

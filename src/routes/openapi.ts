@@ -147,8 +147,10 @@ const LIST_META: JsonSchema = {
         additionalProperties: false,
       },
     },
-    from: { type: 'string', description: '`/v1/changes`: the bundle compared from.' },
-    to: { type: 'string', description: '`/v1/changes`: the bundle compared to.' },
+    from: { type: 'string', description: '`/v1/changes`, `/v1/memberships`: the bundle compared from.' },
+    fromGeneratedAt: { type: ['string', 'null'], format: 'date-time', description: "`/v1/changes`, `/v1/memberships`: the `generatedAt` of `from`'s manifest." },
+    to: { type: 'string', description: '`/v1/changes`, `/v1/memberships`: the bundle compared to.' },
+    toGeneratedAt: { type: ['string', 'null'], format: 'date-time', description: "`/v1/changes`, `/v1/memberships`: the `generatedAt` of `to`'s manifest: what changed did so after `fromGeneratedAt` and by this instant." },
     indexedThrough: {
       type: 'string',
       format: 'date-time',

@@ -97,6 +97,9 @@ export type KeptGeneration = Pick<GenerationDoc, 'generation' | 'bundleId' | 'lo
 /** Kept generation documents held at once (each for LIVE_CACHE_MS): cursors and pins of a few generations at a time. */
 const KEPT_DOCS_CACHED = 64;
 
+/** How long the elected master may take to say where the live alias points (fetchLive) before the lookup fails. */
+const MASTER_TIMEOUT = '2s';
+
 /** Kept generations read at most (a loader keeps KEEP_GENERATIONS: config/loader.ts bounds it below this). */
 const MAX_KEPT = 1000;
 
@@ -232,12 +235,19 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   }
 
   async function fetchLive(): Promise<GenerationDoc | undefined> {
+    // The live alias as the elected master holds it, not as the node asked sees it: a node cut off
+    // from the master serves reads on its last cluster state, and through the alias it answered a
+    // generation already replaced (rehearsal seed 55555: live went back, during a partition, for
+    // 3 s). A node that cannot reach the master fails the lookup (503; the client asks another
+    // node) rather than answer it stale.
+    const alias = aliasName(prefix, META_INDEX);
+    const state = await timed(META_INDEX, () => client.cluster.state({ metric: 'metadata', index: alias, filter_path: 'metadata.indices.*.aliases', master_timeout: MASTER_TIMEOUT }));
+    const concrete = Object.keys(state.metadata?.indices ?? {})[0];
+    if (concrete === undefined && !lastLive) return undefined;
     // No live alias is "nothing loaded yet" only until this gateway has seen a generation: after
-    // that it is a failure (a node's view of the cluster, a prefix deleted), answered 503 and
-    // logged with Elasticsearch's reason like any other.
-    const response = await timed(META_INDEX, () =>
-      client.search<GenerationDoc>({ index: aliasName(prefix, META_INDEX), size: 1 }, { ignore: lastLive ? [] : [404] }),
-    );
+    // that it is a failure (a prefix deleted), and the search of the alias below fails with
+    // Elasticsearch's reason, answered 503 and logged like any other.
+    const response = await timed(META_INDEX, () => client.search<GenerationDoc>({ index: concrete ?? alias, size: 1 }, { ignore: lastLive ? [] : [404] }));
     lastLive = response.hits?.hits[0]?._source;
     return lastLive;
   }

@@ -7,7 +7,7 @@
  * `from`, unknown bundles 404, and once a fourth load drops A, 410. Expected values come from the
  * bundle files (identities: harness/bundle-counts.ts, written apart from the loader).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,7 +145,9 @@ describe('/v1/changes', () => {
     const { changes, pages, last } = await walk(`from=${a!.id}&to=${c!.id}&limit=37`);
     expect(pages).toBeGreaterThan(2);
     expect(changes).toEqual(expected);
+    const generatedAt = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')).generatedAt;
     expect(last).toMatchObject({ from: a!.id, to: c!.id, bundleId: c!.id, count: expected.length, countIsExact: true });
+    expect([Date.parse(String(last.fromGeneratedAt)), Date.parse(String(last.toGeneratedAt))]).toEqual([Date.parse(await generatedAt(a!.dir)), Date.parse(await generatedAt(c!.dir))]);
     for (const collection of COLLECTIONS) {
       const rows = await rowsById(a!.dir, collection);
       for (const change of changes.filter((x) => x.collection === collection)) {

@@ -1596,10 +1596,20 @@ export interface components {
                     groupsErrorBound?: number;
                 };
             };
-            /** @description `/v1/changes`: the bundle compared from. */
+            /** @description `/v1/changes`, `/v1/memberships`: the bundle compared from. */
             from?: string;
-            /** @description `/v1/changes`: the bundle compared to. */
+            /**
+             * Format: date-time
+             * @description `/v1/changes`, `/v1/memberships`: the `generatedAt` of `from`'s manifest.
+             */
+            fromGeneratedAt?: string | null;
+            /** @description `/v1/changes`, `/v1/memberships`: the bundle compared to. */
             to?: string;
+            /**
+             * Format: date-time
+             * @description `/v1/changes`, `/v1/memberships`: the `generatedAt` of `to`'s manifest: what changed did so after `fromGeneratedAt` and by this instant.
+             */
+            toGeneratedAt?: string | null;
             /**
              * Format: date-time
              * @description Events and killmails: every row first held by a load up to this instant is in the generation this page was read from; never earlier than the `since_indexed` asked. Pass it as `since_indexed` on the next poll.
