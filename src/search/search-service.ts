@@ -97,8 +97,13 @@ export type KeptGeneration = Pick<GenerationDoc, 'generation' | 'bundleId' | 'lo
 /** Kept generation documents held at once (each for LIVE_CACHE_MS): cursors and pins of a few generations at a time. */
 const KEPT_DOCS_CACHED = 64;
 
-/** How long the elected master may take to say where the live alias points (fetchLive) before the lookup fails. */
-const MASTER_TIMEOUT = '2s';
+/**
+ * How long the elected master may take to say where the live alias points (fetchLive), and a node
+ * to pass that on: a node cut off from the master holds the request until it notices (tens of
+ * seconds), so each ask is bounded and asked again of the next node, LIVE_LOOKUP_TRIES times.
+ */
+const MASTER_TIMEOUT_MS = 2_000;
+const LIVE_LOOKUP_TRIES = 3;
 
 /** Kept generations read at most (a loader keeps KEEP_GENERATIONS: config/loader.ts bounds it below this). */
 const MAX_KEPT = 1000;
@@ -241,7 +246,17 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     // 3 s). A node that cannot reach the master fails the lookup (503; the client asks another
     // node) rather than answer it stale.
     const alias = aliasName(prefix, META_INDEX);
-    const state = await timed(META_INDEX, () => client.cluster.state({ metric: 'metadata', index: alias, filter_path: 'metadata.indices.*.aliases', master_timeout: MASTER_TIMEOUT }));
+    const state = await timed(META_INDEX, async () => {
+      for (let ask = 1; ; ask += 1) {
+        try {
+          const request = { metric: 'metadata', index: alias, filter_path: 'metadata.indices.*.aliases', master_timeout: `${MASTER_TIMEOUT_MS}ms` };
+          // A little past the master's own deadline: its answer (no master, timed out) comes first where it can.
+          return await client.cluster.state(request, { requestTimeout: MASTER_TIMEOUT_MS + 500 });
+        } catch (error) {
+          if (ask === LIVE_LOOKUP_TRIES || !(error instanceof errors.TimeoutError)) throw error;
+        }
+      }
+    });
     const concrete = Object.keys(state.metadata?.indices ?? {})[0];
     if (concrete === undefined && !lastLive) return undefined;
     // No live alias is "nothing loaded yet" only until this gateway has seen a generation: after

@@ -30,6 +30,9 @@ import { type LinkProxy, startLinkGroup, startLinkProxy } from '../../scripts/ne
 import { type MotoServer, startMoto } from '../../harness/moto.ts';
 import { loadConfig, PROJECT_ROOT } from '../../src/config.ts';
 import { createObjectStore } from '../../src/store/object-store.ts';
+import { META_INDEX, aliasName, indexName } from '../../src/indices/generation.ts';
+import { createClient } from '../../src/search/client.ts';
+import { createSearchService } from '../../src/search/search-service.ts';
 
 /** Milliseconds one GET through `url` takes, or the error it ended with (a fresh connection unless `keepAlive`). */
 async function timedGet(url: string, timeoutMs: number, fresh = false): Promise<{ ms: number; status?: number; error?: string; bytes?: number }> {
@@ -245,6 +248,50 @@ describe.skipIf(missing !== undefined)(`three nodes on their own addresses, part
     // The other two keep their master and see two nodes; the cut one knows no master.
     const { apart, whole } = await cutOff(cut, (view, isCut) => (isCut ? view !== undefined && !view.master : view?.master === master.name && view.nodes.length === 2 && !view.nodes.includes(cut.name)));
     console.log(`partition ${cut.name} | the other two: apart after ${apart} s (they see 2 nodes, it no master), whole ${whole} s after healing`);
+  });
+
+  it('a gateway that reaches only a node cut off from the master never serves the generation its stale alias still names', { timeout: 240_000 }, async () => {
+    const master = await cluster.electedMaster();
+    const cut = cluster.nodes.find((node) => node !== master)!;
+    const prefix = `stale-${process.pid}`;
+    const alias = aliasName(prefix, META_INDEX);
+    const es = createClient(master.url, 30_000);
+    const generationOf = async (generation: string) => {
+      const index = indexName(prefix, META_INDEX, generation);
+      // The one copy on the node to be cut: what it reads through its alias it answers itself, at once.
+      await es.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: 0, 'index.routing.allocation.require._name': cut.name } });
+      await es.index({ index, id: generation, document: { generation }, refresh: true });
+      await es.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
+      return index;
+    };
+    const [first, second] = [await generationOf('g1'), await generationOf('g2')];
+    await es.indices.putAlias({ index: first, name: alias });
+    const gateway = createSearchService({ client: createClient(cut.url, 30_000), prefix, liveCacheMs: 0, warmRequests: 0 });
+    expect((await gateway.live())?.generation).toBe('g1');
+    const fault = net.partition([cut]);
+    expect(fault).toMatchObject({ made: true });
+    try {
+      // Once the two have let the cut node go (before, the master waits on it to publish), the swap on their side.
+      await until(`${cut.name} cut off`, cluster, (views) => views.every((view, j) => (cluster.nodes[j] === cut ? view !== undefined && !view.master : view?.master === master.name && view.nodes.length === 2)));
+      await es.indices.updateAliases({ actions: [{ remove: { index: first, alias } }, { add: { index: second, alias } }] });
+      expect(Object.keys((await es.indices.getAlias({ name: alias })) as object)).toEqual([second]);
+      // The cut node's own view (its own copy) still names the first generation...
+      const stale = (await (await fetch(`${cut.url}/${alias}/_search?size=1&preference=_local`, { signal: AbortSignal.timeout(20_000) })).json()) as { hits: { hits: { _source: { generation: string } }[] } };
+      expect(stale.hits.hits[0]?._source.generation).toBe('g1');
+      // ...which the gateway never answers: the new one, or a failure (a 503 to its clients), until the cut heals.
+      for (let i = 0; i < 3; i += 1) {
+        const started = performance.now();
+        const live = await gateway.live().then((doc) => doc?.generation, (error: unknown) => (error as { code?: string }).code ?? 'failed');
+        console.log(`lookup ${i} through the cut node: ${live} after ${Math.round(performance.now() - started)} ms`);
+        expect(live, `lookup ${i}`).not.toBe('g1');
+      }
+    } finally {
+      if (fault.made) fault.heal();
+    }
+    await until('three nodes again', cluster, (views) => all(views, 3));
+    await es.cluster.health({ index: second, wait_for_status: 'green', timeout: '60s' });
+    expect((await gateway.live())?.generation).toBe('g2');
+    await es.indices.delete({ index: [first, second] });
   });
 
   it('cuts the elected master: the other two elect one of themselves, and heals', { timeout: 240_000 }, async () => {
