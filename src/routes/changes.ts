@@ -27,10 +27,13 @@ import { listMeta } from './list-request.ts';
 import { list, route } from './operation.ts';
 import { ref } from './records.ts';
 
-/** Ids read of each generation at a time. */
-const BATCH = 1_000;
+/**
+ * Ids read of each generation at a time: Elasticsearch's most (`index.max_result_window`): fewer,
+ * larger batches walk faster, each search sorting the index once.
+ */
+const BATCH = 10_000;
 /** Batches of each generation one page reads at most: the cost of a page over rows that did not change. */
-const SCAN_BATCHES = 10;
+const SCAN_BATCHES = 1;
 const DESCRIPTIONS = new Map<string, (typeof INDICES)[number]>(INDICES.map((d) => [d.name, d]));
 
 interface Position {
