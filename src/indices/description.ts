@@ -52,6 +52,12 @@ export function rowOfHit(hit: { _source?: unknown; fields?: Record<string, unkno
   return (hit._source as { row?: Row } | undefined)?.row;
 }
 
+/** The exported line a document keeps as the stored field `original` (see `keepsLine`), when the hit asked for it. */
+export function originalOfHit(hit: { fields?: Record<string, unknown> }): Row | undefined {
+  const stored = (hit.fields?.original as string[] | undefined)?.[0];
+  return stored === undefined ? undefined : (JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) as Row);
+}
+
 /**
  * The search body that reads the rows of `ids` (rows kept as doc values have no realtime get): by
  * `_id`, every match in one page, no count; the row from doc values where `rowsInDocValues`, with

@@ -16,7 +16,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { toEnvelope } from '../http/envelope.ts';
 import { CHANGE_COLLECTIONS, INDICES, type IndexName } from '../indices/all.ts';
-import { ROW_HASH, type Row } from '../indices/description.ts';
+import { ROW_HASH, type Row, originalOfHit } from '../indices/description.ts';
 import { ApiError } from '../errors.ts';
 import { CHANGE_KINDS, type Change, type ChangeKind, type Line, comparedThrough, mergeBatches } from '../query/changes.ts';
 import { cursorScope, decodeCursor, encodeCursor } from '../query/cursor.ts';
@@ -36,8 +36,9 @@ const BATCH = 10_000;
 const SCAN_BATCHES = 1;
 const DESCRIPTIONS = new Map<string, (typeof INDICES)[number]>(INDICES.map((d) => [d.name, d]));
 
+/** Where a page starts: the part (a collection's index in the route's list; memberships have one) and the last key read. */
 interface Position {
-  collection: number;
+  part: number;
   after?: string;
 }
 
@@ -66,7 +67,7 @@ async function rowsOf(reader: Reader, index: IndexName, ids: string[]): Promise<
   const common = { size: ids.length, track_total_hits: false, query, ignore_unavailable: true } as const;
   if (DESCRIPTIONS.get(index)?.keepsLine) {
     const response = await reader.search(index, { ...common, _source: false, stored_fields: ['original'], docvalue_fields: ['id'] });
-    return new Map(response.hits.hits.map((hit) => [String(hit.fields?.id?.[0]), JSON.parse(Buffer.from(String(hit.fields?.original?.[0]), 'base64').toString('utf8')) as Row]));
+    return new Map(response.hits.hits.map((hit) => [String(hit.fields?.id?.[0]), originalOfHit(hit)!]));
   }
   const response = await reader.search<{ row: Row }>(index, { ...common, docvalue_fields: ['id'] });
   return new Map(response.hits.hits.map((hit) => [String(hit.fields?.id?.[0]), hit._source!.row]));
@@ -81,7 +82,7 @@ type BatchReader = (reader: Reader, part: number, after: string | undefined) => 
  */
 async function changesAfter(from: Reader, to: Reader, parts: number, read: BatchReader, kinds: ReadonlySet<ChangeKind>, position: Position, limit: number) {
   const found: (Change & { part: number })[] = [];
-  let { collection: part, after } = position;
+  let { part, after } = position;
   let batches = 0;
   while (part < parts) {
     const [a, b] = await Promise.all([read(from, part, after), read(to, part, after)]);
@@ -90,13 +91,13 @@ async function changesAfter(from: Reader, to: Reader, parts: number, read: Batch
     for (const change of mergeBatches(a.lines, b.lines, through)) {
       if (!kinds.has(change.change)) continue;
       found.push({ ...change, part });
-      if (found.length === limit) return { found, next: { collection: part, after: change.id } };
+      if (found.length === limit) return { found, next: { part, after: change.id } };
     }
     if (through === undefined) {
       part += 1;
       after = undefined;
     } else after = through;
-    if (batches === SCAN_BATCHES && part < parts) return { found, next: { collection: part, after } };
+    if (batches === SCAN_BATCHES && part < parts) return { found, next: { part, after } };
   }
   return { found, next: undefined };
 }
@@ -132,7 +133,7 @@ function positionOf(after: unknown[] | undefined, parts: number): { from: string
   const [from, part, key] = after as [unknown, unknown, unknown];
   const valid = typeof from === 'string' && Number.isSafeInteger(part) && (part as number) >= 0 && (part as number) < parts && (typeof key === 'string' || key === null);
   if (!valid) throw ApiError.badParameter('cursor', 'This cursor is not a position of this route. Start again from the first page.');
-  return { from, position: { collection: part as number, after: (key as string | null) ?? undefined } };
+  return { from, position: { part: part as number, after: (key as string | null) ?? undefined } };
 }
 
 export function changeRoutes(router: AppRouter, deps: RouteDeps): void {
@@ -151,9 +152,9 @@ export function changeRoutes(router: AppRouter, deps: RouteDeps): void {
     const generations = resumed ? { from: resumed.from, to: cursor!.generation } : await pair(params.from, params.to);
     const [from, to] = await Promise.all([search.reader(ctx.state.ticket, generations.from), search.reader(ctx.state.ticket, generations.to)]);
     noteRead(ctx, to.generation);
-    const { found, next } = await changesAfter(from, to, parts, read, kinds, resumed?.position ?? { collection: 0 }, params.limit ?? DEFAULT_LIMIT);
+    const { found, next } = await changesAfter(from, to, parts, read, kinds, resumed?.position ?? { part: 0 }, params.limit ?? DEFAULT_LIMIT);
     const count = (cursor?.count?.value ?? 0) + found.length;
-    const nextCursor = next && encodeCursor({ generation: to.generation.generation, after: [from.generation.generation, next.collection, next.after ?? null], count: { value: count, exact: false } }, scope, config.cursorSecret);
+    const nextCursor = next && encodeCursor({ generation: to.generation.generation, after: [from.generation.generation, next.part, next.after ?? null], count: { value: count, exact: false } }, scope, config.cursorSecret);
     // The two ends with their instants: a row joined, changed or left between them.
     const ends = { from: from.generation.bundleId, fromGeneratedAt: from.generation.generatedAt ?? null, to: to.generation.bundleId, toGeneratedAt: to.generation.generatedAt ?? null };
     const meta = listMeta(metaOf(ctx, deps), { value: count, exact: next === undefined }, ends);

@@ -13,7 +13,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.ts';
 import { type Admission, type Ticket, ticketOf } from '../limits/admission.ts';
 import type { IndexName } from '../indices/all.ts';
-import { FIRST_SEEN, NANOS_FORMAT, ROW, documentId, rowOfHit, rowsOfIds } from '../indices/description.ts';
+import { FIRST_SEEN, NANOS_FORMAT, ROW, documentId, originalOfHit, rowOfHit, rowsOfIds } from '../indices/description.ts';
 import { type GenerationDoc, META_INDEX, aliasName, concreteIndex, indexName } from '../indices/generation.ts';
 import { STATE_INDEX } from '../indices/state.ts';
 import { BUNDLES_INDEX, type BundleRecord, bundlesIndex } from '../indices/bundles.ts';
@@ -429,9 +429,9 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
           );
           if (response.found) hit = response;
         }
-        const stored = (hit?.fields?.original as string[] | undefined)?.[0];
-        if (!hit?._source || stored === undefined) return undefined;
-        return { source: hit._source as T, original: JSON.parse(Buffer.from(stored, 'base64').toString('utf8')) };
+        const original = hit && originalOfHit(hit);
+        if (!hit?._source || original === undefined) return undefined;
+        return { source: hit._source as T, original };
       },
       count: async (index, query) => (await read(index, () => client.count({ index: name(index), query }))).count,
       async *scan(index, body, { pageSize, countUpTo, withChanges }) {
