@@ -60,6 +60,12 @@ export function createClient(url: string, requestTimeoutMs = 30_000, retry: Retr
     compression: false,
     Serializer: BulkBufferSerializer,
     Transport: UntracedTransport,
+    // The default ('replace') clones every error's diagnostic recursively to mask secrets, and a
+    // bulk body is a Buffer: each of its bytes became a key of the clone. A load that stopped its
+    // bulk requests in flight (another file refused a row; a timeout under a partition) grew by
+    // hundreds of megabytes in seconds. 'remove' drops the headers, options and connection
+    // (where secrets live) in place and leaves the body as it was.
+    redaction: { type: 'remove' },
     // The client's default pool keeps a failed node in rotation at a lower weight, so under
     // concurrent requests a retry may still be sent to it; this pool takes a failed node out of
     // rotation until a ping (HEAD /, every minute or less often) finds it back.
