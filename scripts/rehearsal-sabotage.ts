@@ -38,6 +38,23 @@ export const CAUGHT_AS: Record<SabotageKind, string> = {
 };
 
 /**
+ * How long a sabotaged run lasts unless `--minutes` says: long enough for its defect to be planted
+ * and seen. Two minutes hold four publications, the second generation live (row-short) and a
+ * never-answered client's 30 s; a leak of 1 MB a second outgrows the memory check's margin (half
+ * the second sample and 64 MB) only after about two and a half minutes of samples.
+ */
+export const SABOTAGE_MINUTES: Record<SabotageKind, number> = {
+  'stream-twice': 2,
+  'stream-skip': 2,
+  'page-skip': 2,
+  'answer-500': 2,
+  'never-answered': 2,
+  'row-short': 2,
+  'budget-apart': 2,
+  leak: 3,
+};
+
+/**
  * Candidates a proxy lets pass before it plants: a streamed row and a page belong to the first
  * publication (never one a rollback takes back, whose rows may come again), an answer comes once
  * the run is under way.

@@ -48,15 +48,14 @@ import { startRedisServer } from '../harness/redis-server.ts';
 import { openSse } from '../harness/sse.ts';
 import { PROJECT_ROOT, loadConfig } from '../src/config.ts';
 import { type GenerationDoc, META_INDEX, aliasName, parseIndexName } from '../src/indices/generation.ts';
-import { startCluster } from './elasticsearch-cluster.ts';
+import { QUICK_FAULT_DETECTION, startCluster } from './elasticsearch-cluster.ts';
 import { freePort } from './elasticsearch.ts';
 import { type Fault as NetFault, clusterNetwork } from './net/cluster-faults.ts';
 import { type LinkGroup, startLinkGroup, startLinkProxy } from './net/link-proxy.ts';
 import { type Entry, type Expected, check, gatewaySide } from './rehearsal-checks.ts';
-import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
+import { CAUGHT_AS, PLANT_AFTER, SABOTAGE_KINDS, SABOTAGE_MINUTES, type SabotageKind, deleteOneRow, isProxyFault, planter, startFaultyProxy } from './rehearsal-sabotage.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string' }, seed: { type: 'string' }, scale: { type: 'string' }, 'no-faults': { type: 'boolean' }, sabotage: { type: 'string' } } });
-const minutes = Number(values.minutes ?? 3);
 const seed = Number(values.seed ?? Math.floor(Math.random() * 1_000_000));
 if (values.sabotage !== undefined && values.sabotage !== 'seeded' && !(SABOTAGE_KINDS as readonly string[]).includes(values.sabotage)) {
   console.error(`--sabotage: one of ${SABOTAGE_KINDS.join(', ')}, or seeded`);
@@ -66,6 +65,8 @@ if (values.sabotage !== undefined && values.sabotage !== 'seeded' && !(SABOTAGE_
 const sabotage = values.sabotage === 'seeded' ? SABOTAGE_KINDS[seed % SABOTAGE_KINDS.length]! : (values.sabotage as SabotageKind | undefined);
 /** `--no-faults`: the same run without the nemesis, the baseline its lags are read against; a sabotage run has none either. */
 const faultless = values['no-faults'] === true || sabotage !== undefined;
+/** A sabotaged run is as long as its defect needs to be seen (SABOTAGE_MINUTES); a clean one 3 minutes. */
+const minutes = Number(values.minutes ?? (sabotage ? SABOTAGE_MINUTES[sabotage] : 3));
 const scale = Number(values.scale ?? 2);
 const PREFIX = 'rehearsal';
 const STORE_TIMEOUT_MS = 4000;
@@ -110,17 +111,7 @@ process.once('unhandledRejection', (error) => abandon(`the rehearsal failed: ${(
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abandon(`stopped by ${signal}`, 130));
 
 // --- the deployment -------------------------------------------------------------------------
-// A node cut off is noticed in seconds rather than Elasticsearch's default half minute, so that a
-// partition of a few tens of seconds is one the cluster acts on.
-const FAULT_DETECTION = {
-  'cluster.fault_detection.follower_check.interval': '1s',
-  'cluster.fault_detection.follower_check.timeout': '3s',
-  'cluster.fault_detection.follower_check.retry_count': 2,
-  'cluster.fault_detection.leader_check.interval': '1s',
-  'cluster.fault_detection.leader_check.timeout': '3s',
-  'cluster.fault_detection.leader_check.retry_count': 2,
-};
-const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], settings: FAULT_DETECTION, log });
+const cluster = await startCluster({ cacheDir: config.cacheDir, name: 'rehearsal', heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], settings: QUICK_FAULT_DETECTION, log });
 cleanups.push(() => cluster.stop());
 const net = clusterNetwork(cluster.nodes);
 cleanups.push(async () => net.close());

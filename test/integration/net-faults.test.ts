@@ -22,7 +22,7 @@ import { type Server, createServer } from 'node:http';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterNode, type LocalCluster, startCluster } from '../../scripts/elasticsearch-cluster.ts';
+import { type ClusterNode, type LocalCluster, QUICK_FAULT_DETECTION, startCluster } from '../../scripts/elasticsearch-cluster.ts';
 import { nativeNodesMissing } from '../../scripts/elasticsearch.ts';
 import { type ClusterNetwork, clusterNetwork } from '../../scripts/net/cluster-faults.ts';
 import { firewallUnavailable, openFirewall } from '../../scripts/net/firewall.ts';
@@ -213,7 +213,7 @@ describe.skipIf(missing !== undefined)(`three nodes on their own addresses, part
   const all = (views: (View | undefined)[], n: number) => views.every((view) => view?.master && view.nodes.length === n);
 
   beforeAll(async () => {
-    cluster = await startCluster({ cacheDir: config.cacheDir, name: `net-${process.pid}`, heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'] });
+    cluster = await startCluster({ cacheDir: config.cacheDir, name: `net-${process.pid}`, heap: '384m', jvmOptions: ['-XX:TieredStopAtLevel=1'], settings: QUICK_FAULT_DETECTION });
     net = clusterNetwork(cluster.nodes);
   });
   afterAll(async () => {
