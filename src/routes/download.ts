@@ -65,6 +65,33 @@ export function fileName(route: string, bind: Record<string, unknown>, format: s
   return `${parts.filter(Boolean).join('_').slice(0, 120)}.${format}`;
 }
 
+/** The headers of a file answer: its type and name, the rows it holds (`total` matched, at most `cap`) and whether it was cut. */
+export function fileHeaders(ctx: AppContext, file: { route: string; bind: Record<string, unknown>; format: 'csv' | 'ndjson'; total: number; cap: number }): void {
+  ctx.type = TYPES[file.format];
+  // Not kept by HTTP caches (middleware/caching.ts would answer a 304 after the walk began).
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Disposition', `attachment; filename="${fileName(file.route, file.bind, file.format)}"`);
+  ctx.set('X-Total-Count', String(Math.min(file.total, file.cap)));
+  if (file.total > file.cap) ctx.set('X-Truncated', 'true');
+}
+
+/** A file's body from its chunks; a failure after the headers went out cuts the connection (an incomplete body), said in the log. */
+export function fileBody(ctx: AppContext, deps: Pick<RouteDeps, 'logger'>, route: string, chunks: () => AsyncGenerator<Buffer | string>): Readable {
+  async function* body(): AsyncGenerator<Buffer | string> {
+    try {
+      yield* chunks();
+    } catch (error) {
+      deps.logger.warn({ err: error, route }, 'download cut off by a failure');
+      throw error;
+    }
+  }
+  const stream = Readable.from(body(), { objectMode: false });
+  // Koa leaves a response whose body fails after the headers went out open (it can no longer
+  // answer an error): cut it, so the client sees an incomplete body and the connection is freed.
+  stream.once('error', () => ctx.res.destroy());
+  return stream;
+}
+
 export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps, 'search' | 'config' | 'logger'>, request: ListRequest<Source>, format: 'csv' | 'ndjson'): Promise<void> {
   const cap = deps.config.downloadMaxRows;
   const reader = await requestReader(ctx, deps.search);
@@ -73,12 +100,7 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
   // The first page before any header: its count says whether the file is cut.
   const first = await pages.next();
   const total = (first.value as RawPage | undefined)?.total?.value ?? 0;
-  ctx.type = TYPES[format];
-  // Not kept by HTTP caches (middleware/caching.ts would answer a 304 after the walk began).
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Disposition', `attachment; filename="${fileName(request.route, request.bind, format)}"`);
-  ctx.set('X-Total-Count', String(Math.min(total, cap)));
-  if (total > cap) ctx.set('X-Truncated', 'true');
+  fileHeaders(ctx, { route: request.route, bind: request.bind, format, total, cap });
   if (ctx.method === 'HEAD') {
     // Nothing is sent: end the walk now rather than leave the point in time to expire.
     await pages.return(undefined);
@@ -117,7 +139,7 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
     throw error;
   }
 
-  async function* body(): AsyncGenerator<Buffer> {
+  ctx.body = fileBody(ctx, deps, request.route, async function* () {
     try {
       yield head;
       while (sent < cap) {
@@ -125,19 +147,9 @@ export async function sendDownload<Source>(ctx: AppContext, deps: Pick<RouteDeps
         if (page.done) return;
         yield await chunk(page.value);
       }
-    } catch (error) {
-      // The answer has started: the connection is cut (an incomplete chunked body), and the log says why.
-      deps.logger.warn({ err: error, route: request.route }, 'download cut off by a failure');
-      throw error;
     } finally {
       // Ends the walk: the point in time is closed (also when the client left mid-stream).
       await pages.return(undefined);
     }
-  }
-
-  const stream = Readable.from(body(), { objectMode: false });
-  // Koa leaves a response whose body fails after the headers went out open (it can no longer
-  // answer an error): cut it, so the client sees an incomplete body and the connection is freed.
-  stream.once('error', () => ctx.res.destroy());
-  ctx.body = stream;
+  });
 }

@@ -188,6 +188,31 @@ describe('/v1/changes', () => {
     expect((await walk(`from=${a!.id}&to=${c!.id}&tribe=${encodeURIComponent(tribe)}`, '/v1/memberships')).changes).toEqual(expected.filter((m) => m.tribeId === tribe));
   });
 
+  it('as a file: NDJSON holds the files’ difference line for line, CSV the same rows, X-Total-Count their number; select keeps fields', async () => {
+    const [a, , c] = bundles;
+    const expected = await difference(a!.dir, c!.dir);
+    const ndjson = await gw.get(`/v1/changes?from=${a!.id}&to=${c!.id}&format=ndjson`);
+    expect(ndjson.status).toBe(200);
+    expect(ndjson.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    expect(ndjson.headers.get('x-total-count')).toBe(String(expected.length));
+    expect(ndjson.headers.get('x-truncated')).toBeNull();
+    expect(ndjson.text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual(expected);
+    const csv = await gw.get(`/v1/changes?from=${a!.id}&to=${c!.id}&format=csv&collection=facts`);
+    const facts = expected.filter((e) => e.collection === 'facts');
+    const lines = csv.text.split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('collection,id,change,before,after');
+    expect(lines.length - 1).toBe(facts.length);
+    expect(csv.headers.get('x-total-count')).toBe(String(facts.length));
+    // Only the kinds, and no row read: each change as {id, collection, change}.
+    const light = await gw.get(`/v1/changes?from=${a!.id}&to=${c!.id}&format=ndjson&select=collection,change`);
+    expect(light.text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual(expected.map(({ id, collection, change }) => ({ id, collection, change })));
+    const page = await gw.get(`/v1/changes?from=${a!.id}&to=${c!.id}&select=before&limit=5`);
+    expect(page.body.data).toEqual(expected.slice(0, 5).map(({ id, before }) => ({ id, ...(before !== undefined && { before }) })));
+    // Memberships too.
+    const members = await gw.get(`/v1/memberships?from=${a!.id}&to=${c!.id}&format=ndjson`);
+    expect(members.text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual(await membershipChanges(a!.dir, c!.dir));
+  });
+
   it('refuses bad pairs, unknown and malformed bundles, and a cursor of other filters', async () => {
     const [a, b, c] = bundles;
     expectError(await gw.get(`/v1/changes?from=${c!.id}&to=${a!.id}`), 400, 'bad_request', 'to');

@@ -87,8 +87,8 @@ describe('/v1/openapi.json', () => {
     for (const { path, get } of operations()) {
       const content = Object.keys(get.responses[200].content ?? {});
       const takesFormat = get.parameters.some((p: Json) => p.name === 'format');
-      // `/v1/bundles` pages the bundle record, `/v1/changes` and `/v1/memberships` a merge of two generations, not an index's rows: no file of them.
-      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined && !['/v1/bundles', '/v1/changes', '/v1/memberships'].includes(path);
+      // `/v1/bundles` pages the bundle record, not an index's rows: no file of it.
+      const isList = get.responses[200].content?.['application/json']?.schema?.properties?.nextCursor !== undefined && path !== '/v1/bundles';
       expect(takesFormat, path).toBe(isList);
       if (path.endsWith('/exports/{file}')) continue;
       expect(content.includes('text/csv'), path).toBe(isList);

@@ -1463,7 +1463,7 @@ export interface paths {
         };
         /**
          * Every row added, changed or removed between two kept bundles
-         * @description Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
+         * @description Rows of every collection a bundle file feeds (facts and relations included), every environment: `added` (only `to` holds the id), `removed` (only `from` does), `changed` (another line); `before` and `after` are the exported rows. In collection order, then id. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`). With `format`, the whole difference as a file: walked before the first byte, so `X-Total-Count` is exact.
          */
         get: operations["getV1Changes"];
         put?: never;
@@ -1483,7 +1483,7 @@ export interface paths {
         };
         /**
          * Who joined and who left a tribe between two kept bundles
-         * @description A character's `belongs_to` a tribe, by any source, in `to` and by none in `from` (`joined`), or the other way round (`left`); a new source of a membership already held is no change. By character, then tribe. Every environment. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`).
+         * @description A character's `belongs_to` a tribe, by any source, in `to` and by none in `from` (`joined`), or the other way round (`left`); a new source of a membership already held is no change. By character, then tribe. Every environment. A page reads at most 10000 keys of each bundle, so it may hold fewer than `limit` rows (even none) and still have a `nextCursor`; `meta.count` is the rows found through this page, exact on the last. Both bundles must be kept (`/v1/bundles`, `queryable`). With `format`, the whole difference as a file: walked before the first byte, so `X-Total-Count` is exact.
          */
         get: operations["getV1Memberships"];
         put?: never;
@@ -8834,10 +8834,14 @@ export interface operations {
                 collection?: string;
                 /** @description Only changes of these kinds. One of `added`, `changed`, `removed`; several separated by `|`. */
                 change?: string;
+                /** @description Only these top-level fields of each row, comma-separated (`id` is always kept): any of `collection`, `id`, `change`, `before`, `after`. Not with `group_by`. */
+                select?: string;
                 /** @description Rows per page: a positive integer, default 50; values above 200 count as 200. */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters). */
                 cursor?: string;
+                /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -8848,9 +8852,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK; with `format`, the whole list as a file. */
             200: {
                 headers: {
+                    /** @description With `format`: `attachment; filename="…"`, named after the route and its filters. */
+                    "Content-Disposition"?: string;
+                    /** @description With `format`: the rows the file holds. */
+                    "X-Total-Count"?: number;
+                    /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
+                    "X-Truncated"?: string;
                     /** @description `meta.bundleId`: the bundle the answer was computed from. */
                     "Registry-Bundle-Id"?: string;
                     /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
@@ -8863,11 +8873,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Change"][];
+                        data: components["schemas"]["Change"][] | Record<string, never>[];
                         meta: components["schemas"]["ListMeta"];
                         /** @description Present when more rows follow: the `cursor` of the next page. */
                         nextCursor?: string;
                     };
+                    "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             /** @description Not modified: the conditional GET matched. */
@@ -8906,6 +8918,8 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page, unchanged (opaque; bound to the route and its other parameters). */
                 cursor?: string;
+                /** @description The whole filtered list as a file instead of a page: `csv` (RFC 4180, a header row, CRLF; columns those of `select`, else every field of the route's records; nested values as JSON text) or `ndjson` (one row per line, as the JSON list's rows). Every matching row in the list's order, at most 100,000 (`DOWNLOAD_MAX_ROWS`; `X-Total-Count`: the rows the file holds; `X-Truncated: true` when more matched); `cursor` and `limit` do not apply. Limited like `/v1/exports`: by downloads in flight per client. Not with `group_by`. */
+                format?: "csv" | "ndjson";
             };
             header?: {
                 /** @description ETags the client holds: a match answers 304. */
@@ -8916,9 +8930,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK; with `format`, the whole list as a file. */
             200: {
                 headers: {
+                    /** @description With `format`: `attachment; filename="…"`, named after the route and its filters. */
+                    "Content-Disposition"?: string;
+                    /** @description With `format`: the rows the file holds. */
+                    "X-Total-Count"?: number;
+                    /** @description With `format`: `true` when more rows matched than the file holds (`DOWNLOAD_MAX_ROWS`). */
+                    "X-Truncated"?: string;
                     /** @description `meta.bundleId`: the bundle the answer was computed from. */
                     "Registry-Bundle-Id"?: string;
                     /** @description `meta.bundleGeneratedAt`: that bundle's `generatedAt`. */
@@ -8936,6 +8956,8 @@ export interface operations {
                         /** @description Present when more rows follow: the `cursor` of the next page. */
                         nextCursor?: string;
                     };
+                    "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             /** @description Not modified: the conditional GET matched. */
