@@ -13,7 +13,7 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 import { MAX_SHARD_SIZE, type TermBucket, candidatesFor, topIsExact } from './groups.ts';
-import { type Query, type SearchBody, environmentScope, term } from './list.ts';
+import { type Query, type SearchBody, environmentScope, oneOf, term } from './list.ts';
 import type { CycleScope } from './scope.ts';
 import { type TimeBound, toTimeRange } from './time-range.ts';
 
@@ -35,6 +35,8 @@ export interface ActivityParams {
   scope: CycleScope;
   since?: TimeBound;
   until?: TimeBound;
+  /** Killmails with any of these labels are left out (`exclude`). */
+  exclude?: readonly string[];
 }
 
 /** Which killmails make each side, and what each side lists at its top. */
@@ -79,6 +81,7 @@ export function toActivityBody(params: ActivityParams, currentCycle: number, sha
           ...toTimeRange('occurredAt', params.since, params.until),
           { bool: { should: Object.values(sides).map((s) => s.filter), minimum_should_match: 1 } },
         ],
+        ...(params.exclude && { must_not: [oneOf('labels', params.exclude)] }),
       },
     },
     aggs: {

@@ -163,6 +163,24 @@ export const LABEL = queryParameter('label', {
   convert: (text): AnyOf => anyOf('label', text),
 });
 
+/**
+ * `exclude=a,b`: killmails with none of these labels — rankings and counts without the kills a
+ * label marks. Comma- or `|`-separated (there is no "any" to say: each label named is left out).
+ * A label both asked (`label`) and left out is a 400.
+ */
+export const EXCLUDE = queryParameter('exclude', {
+  description: `Killmails with none of these labels: any of \`${KILLMAIL_LABELS.join('`, `')}\`, separated by \`,\` or \`|\`. Not a label \`label\` asks for.`,
+  schema: { type: 'string', pattern: `^(?:${LABEL_ALTERNATIVES})(?:[,|](?:${LABEL_ALTERNATIVES}))*$`, examples: ['npc', 'npc,structure'] },
+  expects: `${KILLMAIL_LABELS.join(', ')}, or several of them separated by , or |`,
+  convert: (text): AnyOf => anyOf('exclude', text.replace(/,/g, '|')),
+});
+
+/** A 400 when `exclude` leaves out a label `label` asks for: the answer would be those killmails and none. */
+export function refuseExcludedLabel(label: AnyOf | undefined, exclude: AnyOf | undefined): void {
+  const both = label?.filter((l) => exclude?.includes(l)) ?? [];
+  if (both.length > 0) throw ApiError.badParameter('exclude', `exclude leaves out ${both.join(', ')}, which label asks for: name each label in one of them.`);
+}
+
 export const SOURCE_KIND = exactFilter('kind', 'Source kind (exact), e.g. `static_client_data`.', ['static_client_data']);
 
 /** The registry's confidence labels (export format, section 4). */

@@ -19,6 +19,7 @@ import type { AnyParameter, Parameter } from './parameters.ts';
 import {
   type AnyOf,
   EVENT_KIND,
+  EXCLUDE,
   IDS,
   INCLUDE,
   INVOLVED,
@@ -38,6 +39,7 @@ import {
   UNTIL,
   VICTIM,
   exactFilter,
+  refuseExcludedLabel,
 } from './route-parameters.ts';
 import type { CycleScope } from './scope.ts';
 import { toTokensFilter } from './search.ts';
@@ -82,6 +84,8 @@ export interface TimelineFilter<P extends AnyParameter = AnyParameter, Key exten
   toQuery?(value: ValueOf<P>, bound: Readonly<Record<string, unknown>>): Query;
   /** The filter it narrows: given without that one, a 400. */
   readonly narrows?: AnyParameter;
+  /** Refuses its value with a 400 given the request's other values (by parameter name). */
+  check?(value: ValueOf<P>, values: Readonly<Record<string, unknown>>): void;
 }
 
 type ValueOf<P> = P extends Parameter<string, infer V> ? V : never;
@@ -111,6 +115,12 @@ export const KILLMAIL_FILTERS = [
   { parameter: NPC, key: 'npc', toQuery: (npc: boolean) => term('npc', npc) } satisfies TimelineFilter<typeof NPC, 'npc'>,
   // Labels: src/indices/killmail-labels.ts.
   exactOn(LABEL, 'label', 'labels'),
+  {
+    parameter: EXCLUDE,
+    key: 'exclude',
+    toQuery: (labels: AnyOf) => ({ bool: { must_not: [oneOf('labels', labels)] } }),
+    check: (labels: AnyOf, values) => refuseExcludedLabel(values.label as AnyOf | undefined, labels),
+  } satisfies TimelineFilter<typeof EXCLUDE, 'exclude'>,
   exactOn(exactFilter('loss_type', 'What was lost (exact), e.g. `Ship` or `Structure`.', ['Ship', 'Structure']), 'lossType', 'lossType'),
 ] as const;
 
@@ -135,10 +145,12 @@ export function timelineParameters<const Fs extends Filters>(filters: Fs) {
 /** A request's values of a timeline's filters, by key; a filter given without the one it narrows is a 400 naming it. */
 export function boundFilters<const Fs extends Filters>(filters: Fs, values: Readonly<Record<string, unknown>>): FilterValues<Fs> {
   const bound: Record<string, unknown> = {};
-  for (const { parameter, key, narrows } of filters) {
+  for (const filter of filters) {
+    const { parameter, key, narrows } = filter;
     const value = values[parameter.name];
     if (value === undefined) continue;
     if (narrows && values[narrows.name] === undefined) throw ApiError.badParameter(parameter.name, `${parameter.name} narrows ${narrows.name}: give ${narrows.name} with it.`);
+    filter.check?.(value as never, values);
     bound[key] = value;
   }
   return bound as FilterValues<Fs>;

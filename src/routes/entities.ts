@@ -14,6 +14,7 @@ import {
   DEFAULT_LIMIT,
   ENTITY_TYPE,
   ENVIRONMENT,
+  EXCLUDE,
   INCLUDE_UNKNOWN,
   FORMAT,
   LIMIT,
@@ -219,7 +220,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
 
   const activity = {
     summary: 'What a character, tribe or system did: kills and losses, NPC share, loss types, top systems and opponents, a 7 × 24 UTC grid',
-    query: [CYCLES, CYCLE, SINCE, UNTIL] as const,
+    query: [CYCLES, CYCLE, SINCE, UNTIL, EXCLUDE] as const,
     answer: one(ref('Activity')),
     cost: 'search',
     mayBeGone: true,
@@ -228,7 +229,7 @@ export function entityRoutes(router: AppRouter, deps: RouteDeps): void {
     const { reader, id, row } = await findEntity(ctx, deps, ctx.params.idOrSlug!);
     const kind = String(row.entityType) as ActivityKind;
     if (!ACTIVITY_KINDS.includes(kind)) throw ApiError.badRequest(`Activity is kept for characters, tribes and systems; ${id} is a ${String(row.entityType)}.`);
-    const request = { id, kind, environment: String(row.environment), scope: scopeOf(params), since: params.since, until: params.until };
+    const request = { id, kind, environment: String(row.environment), scope: scopeOf(params), since: params.since, until: params.until, exclude: params.exclude };
     const read = async (shardSize?: number) => activityOf(request, ((await reader.search('killmails', toActivityBody(request, reader.generation.currentCycle, shardSize))).aggregations ?? {}) as Record<string, unknown>);
     let activity = await read();
     // Several shards left the top of a list unproven: every shard sends all its terms.

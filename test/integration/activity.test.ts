@@ -109,6 +109,17 @@ describe('/v1/entities/{idOrSlug}/activity', () => {
     expect(answered.kills).toBeUndefined();
   });
 
+  it('leaves out the killmails of the labels `exclude` names, as the files label them', async () => {
+    const system = busiest('system', (r) => [actorsOf(r).systemId].filter((x): x is string => !!x));
+    const inSystem = killmails.filter((r) => actorsOf(r).systemId === system);
+    const kept = inSystem.filter((r) => !npc.get(r.id)!.some((label) => label === 'npc' || label === 'structure'));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(inSystem.length);
+    const res = await gw.get(`/v1/entities/${encodeURIComponent(system)}/activity?cycles=all&exclude=npc,structure`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.killmails).toEqual(side(kept, { killers: (r) => [actorsOf(r).killerId], victims: (r) => [actorsOf(r).victimId], killerTribes, victimTribes }, system));
+  });
+
   it('is a 400 for another entity type and a 404 for an unknown entity', async () => {
     const item = entities.find((e) => e.entityType === 'item')!;
     expect((await gw.get(`/v1/entities/${encodeURIComponent(item.id)}/activity`)).status).toBe(400);

@@ -73,6 +73,26 @@ describe('killmail labels and proof', () => {
     expect(bad.body.error.details).toEqual({ parameter: 'label' });
   });
 
+  it('exclude= leaves out every killmail with any label named, in the list and its download; a label both asked and left out is a 400', async () => {
+    const stillness = killmails.filter((r) => r.environment === 'stillness');
+    for (const exclude of ['npc', 'npc,structure', 'same_tribe|unresolved']) {
+      const out = exclude.split(/[,|]/);
+      const want = stillness.filter((r) => !out.some((l) => expected.get(r.id)!.includes(l))).map((r) => r.id).sort();
+      expect(want.length, exclude).toBeLessThan(stillness.length);
+      expect((await all(`cycles=all&exclude=${encodeURIComponent(exclude)}`)).map((r) => r.id).sort(), exclude).toEqual(want);
+      const download = await gw.get(`/v1/killmails?cycles=all&exclude=${encodeURIComponent(exclude)}&format=ndjson`);
+      expect(download.text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line).id).sort(), `${exclude} download`).toEqual(want);
+    }
+    // With label: those of the one label, less those of the other.
+    const both = stillness.filter((r) => expected.get(r.id)!.includes('structure') && !expected.get(r.id)!.includes('npc')).map((r) => r.id).sort();
+    expect((await all('cycles=all&label=structure&exclude=npc')).map((r) => r.id).sort()).toEqual(both);
+    for (const query of ['label=npc&exclude=structure,npc', 'exclude=friendly', 'exclude=npc,,structure']) {
+      const bad = await gw.get(`/v1/killmails?${query}`);
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.error.details, query).toEqual({ parameter: 'exclude' });
+    }
+  });
+
   it('streams only the killmails with the label asked, from the start, each once', async () => {
     const want = killmails.filter((r) => r.environment === 'stillness' && expected.get(r.id)!.includes('same_tribe')).map((r) => r.id).sort();
     const stream = await openSse(`${gw.url}/v1/killmails/stream?cycles=all&label=same_tribe&since_indexed=2000-01-01T00:00:00Z`);

@@ -30,7 +30,7 @@ const TYPED: Record<string, string> = {
 /** Every query parameter the README's route table names. */
 const README_PARAMETERS = [
   'q', 'type', 'entityType', 'profile', 'environment', 'cycles', 'cycle', 'limit', 'cursor', 'kind', 'module', 'package_id', 'transaction_digest',
-  'source_id', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'loss_type',
+  'source_id', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'exclude', 'loss_type',
   // Query power.
   'since', 'until', 'sort', 'select', 'group_by', 'include_unknown', 'confidence',
   // The freshness loop.

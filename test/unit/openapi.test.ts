@@ -174,7 +174,7 @@ describe('/v1/openapi.json', () => {
     const names = (path: string) => doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
     const shape = ['sort', 'select', 'group_by', 'include_unknown', 'format'];
     // `cycle` is accepted as `cycles`' alias, said in its description (not listed: it excludes it).
-    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'loss_type', 'since', 'until', 'since_indexed', 'include', ...shape, 'bundle']);
+    expect(names('/v1/killmails')).toEqual(['environment', 'cycles', 'limit', 'cursor', 'q', 'id', 'involved', 'side', 'system', 'victim', 'killer', 'reporter', 'npc', 'label', 'exclude', 'loss_type', 'since', 'until', 'since_indexed', 'include', ...shape, 'bundle']);
     expect(names('/v1/characters')).toContain('profile');
     expect(names('/v1/systems')).not.toContain('profile');
     expect(names('/v1/entities/{idOrSlug}/facts')).toEqual(['limit', 'cursor', 'confidence', 'select', 'group_by', 'include_unknown', 'format', 'bundle']);

@@ -3319,6 +3319,8 @@ export interface operations {
                 since?: string;
                 /** @description Only rows before this time: an ISO 8601 instant with a zone (`2026-06-01T00:00:00Z`, `2026-06-01T09:30:00.123456789+02:00`; any number of fraction digits), compared as an instant: exclusive. At or after `since` when both are given (else a 400). */
                 until?: string;
+                /** @description Killmails with none of these labels: any of `npc`, `structure`, `same_tribe`, `unresolved`, separated by `,` or `|`. Not a label `label` asks for. */
+                exclude?: string;
                 /** @description Answer from this bundle (a `bundleId` of `/v1/bundles`) while it is kept, as it answered when it was live; cursors keep it. A bundle no longer kept is a 410 naming the oldest kept one; one never loaded here a 404. */
                 bundle?: string;
             };
@@ -7455,6 +7457,8 @@ export interface operations {
                 npc?: boolean;
                 /** @description Killmails with this label: `npc`, `structure`, `same_tribe`, `unresolved` (what each means: the Killmail record's `labels`). Several separated by `|` match any of them. */
                 label?: string;
+                /** @description Killmails with none of these labels: any of `npc`, `structure`, `same_tribe`, `unresolved`, separated by `,` or `|`. Not a label `label` asks for. */
+                exclude?: string;
                 /** @description What was lost (exact), e.g. `Ship` or `Structure`. Several values separated by `|` match any of them. */
                 loss_type?: string;
                 /** @description Only rows at or after this time: an ISO 8601 instant with a zone (`2026-06-01T00:00:00Z`, `2026-06-01T09:30:00.123456789+02:00`; any number of fraction digits), compared as an instant: inclusive. */
@@ -7821,6 +7825,8 @@ export interface operations {
                 npc?: boolean;
                 /** @description Killmails with this label: `npc`, `structure`, `same_tribe`, `unresolved` (what each means: the Killmail record's `labels`). Several separated by `|` match any of them. */
                 label?: string;
+                /** @description Killmails with none of these labels: any of `npc`, `structure`, `same_tribe`, `unresolved`, separated by `,` or `|`. Not a label `label` asks for. */
+                exclude?: string;
                 /** @description What was lost (exact), e.g. `Ship` or `Structure`. Several values separated by `|` match any of them. */
                 loss_type?: string;
                 /** @description Only rows at or after this time: an ISO 8601 instant with a zone (`2026-06-01T00:00:00Z`, `2026-06-01T09:30:00.123456789+02:00`; any number of fraction digits), compared as an instant: inclusive. */
